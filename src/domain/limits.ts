@@ -1,0 +1,16 @@
+/** Every numeric limit and default of the interface, defined once. */
+
+/** GET /api/v1/forecast paging (records). */
+export const FORECAST_PAGE = Object.freeze({ defaultSize: 96, maxSize: 1441 });
+/** GET /api/v1/farms paging (sites). */
+export const FARMS_PAGE = Object.freeze({ defaultSize: 1000, maxSize: 10_000 });
+/** GET /api/v1/forecast/issues paging (runs). */
+export const ISSUES_PAGE = Object.freeze({ defaultSize: 100, maxSize: 1000 });
+
+/** Default coordinate match radius, km (great-circle). */
+export const DEFAULT_MATCH_RADIUS_KM = 5;
+/** Default service range box: lonMin, latMin, lonMax, latMax. */
+export const DEFAULT_RANGE = Object.freeze({ lonMin: 70, latMin: 0, lonMax: 140, latMax: 60 });
+
+/** farm_id: 1-64 characters of A-Z a-z 0-9 _ - . */
+export const FARM_ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;

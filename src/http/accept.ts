@@ -1,0 +1,15 @@
+/** Whether an Accept header prefers text/csv over JSON (used when format is not given). */
+export function prefersCsv(accept: string | undefined): boolean {
+  if (!accept) return false;
+  let csv = 0;
+  let json = 0;
+  for (const part of accept.split(',')) {
+    const [type, ...params] = part.trim().toLowerCase().split(';');
+    const qp = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const q = qp === undefined ? 1 : Number(qp.slice(2));
+    if (!Number.isFinite(q)) continue;
+    if (type === 'text/csv') csv = Math.max(csv, q);
+    else if (type === 'application/json') json = Math.max(json, q);
+  }
+  return csv > 0 && csv >= json;
+}

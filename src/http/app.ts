@@ -1,0 +1,71 @@
+/**
+ * Builds the HTTP application (never listens): the one place where routes,
+ * schemas, the envelope and the OpenAPI document are put together.
+ */
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { ApiError, CODES } from '../domain/errors.js';
+import type { AppContext } from './context.js';
+import { clientErrorResponse, registerErrorHandling, sendError } from './envelope.js';
+import { registerOpenApi } from './openapi.js';
+import { MALFORMED, parseQuery, type ParsedQuery } from './querystring.js';
+import { elementsRoute } from './routes/elements.js';
+import { farmsRoute } from './routes/farms.js';
+import { forecastRoute } from './routes/forecast.js';
+import { healthRoutes } from './routes/health.js';
+import { issuesRoute } from './routes/issues.js';
+
+export interface AppOptions {
+  readonly logger?: FastifyServerOptions['logger'];
+}
+
+export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<FastifyInstance> {
+  let closing = false;
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQuery },
+    frameworkErrors: (err, req, reply) => {
+      if (err.code === 'FST_ERR_BAD_URL') {
+        return sendError(reply, CODES.BAD_PARAMETER, 'The request path has malformed percent-encoding.');
+      }
+      return sendError(reply, CODES.BAD_PARAMETER, 'The request is malformed.');
+    },
+    clientErrorHandler(err, socket) {
+      if ((err as NodeJS.ErrnoException).code === 'ECONNRESET' || !socket.writable) return;
+      socket.end(clientErrorResponse(err as NodeJS.ErrnoException));
+    },
+  });
+  registerErrorHandling(app);
+
+  app.addHook('onRequest', async (req) => {
+    const bad = (req.query as ParsedQuery)[MALFORMED];
+    if (bad !== undefined) {
+      throw new ApiError(
+        CODES.BAD_PARAMETER,
+        `Query parameter ${bad} has malformed percent-encoding.`,
+      );
+    }
+  });
+  // An empty value would be coerced by the validator (to 0 for numbers): treat it as malformed.
+  app.addHook('preValidation', async (req) => {
+    const props = (req.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined)?.properties;
+    if (!props) return;
+    const q = req.query as ParsedQuery;
+    for (const name of Object.keys(props)) {
+      const v = q[name];
+      if (v === '' || (Array.isArray(v) && v.includes(''))) {
+        throw new ApiError(CODES.BAD_PARAMETER, `Query parameter ${name} is empty.`);
+      }
+    }
+  });
+  app.addHook('onClose', async () => {
+    closing = true;
+  });
+
+  await registerOpenApi(app, ctx.version);
+  healthRoutes(app, ctx, () => closing);
+  farmsRoute(app, ctx);
+  issuesRoute(app, ctx);
+  forecastRoute(app, ctx);
+  elementsRoute(app);
+  return app;
+}

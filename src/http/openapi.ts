@@ -1,0 +1,51 @@
+/**
+ * The OpenAPI 3.1 document, generated from the route schemas, served at
+ * /api/v1/openapi.json, and a docs page at /docs from the installed swagger-ui
+ * assets (no CDN).
+ */
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { ELEMENTS } from '../domain/elements.js';
+import { CODES } from '../domain/errors.js';
+import { ErrorEnvelope } from './schemas.js';
+
+const DESCRIPTION = `
+Forecast delivery interface v1.0: time-series forecasts (model runs, 15-minute steps, +0h to +360h) for wind and solar sites.
+
+- Every response under /api/ is \`{ code, message, data }\` (CSV downloads excepted); \`code\` 0 is success.
+- Valid times are Beijing time (UTC+8); issue (run) times are UTC \`yyyyMMddHH\`.
+- Values are delivered exactly as ingested; a missing value is \`null\`.
+
+Error codes: ${Object.values(CODES)
+  .map((c) => `\`${c.code}\` (HTTP ${c.status}) ${c.summary}`)
+  .join('; ')}.
+
+Element catalogue (canonical order):
+
+| # | name | meaning | unit | kind |
+|---|---|---|---|---|
+${ELEMENTS.map((e, i) => `| ${i + 1} | ${e.name} | ${e.description} | ${e.unit} | ${e.kind} |`).join('\n')}
+`;
+
+export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
+  app.addSchema(ErrorEnvelope);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'forecastd forecast delivery API', version, description: DESCRIPTION },
+      tags: [
+        { name: 'forecast', description: 'Forecast data and model runs' },
+        { name: 'farms', description: 'Sites' },
+        { name: 'catalogue', description: 'Data fields' },
+      ],
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list', deepLinking: false },
+    staticCSP: true,
+  });
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}

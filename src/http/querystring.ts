@@ -1,0 +1,37 @@
+/**
+ * Query string parsing that notices malformed percent-encoding (the framework's
+ * default parser silently keeps such text). A repeated key yields an array.
+ */
+export const MALFORMED = Symbol('malformed query parameter');
+
+export type ParsedQuery = Record<string, string | string[]> & { [MALFORMED]?: string };
+
+function decode(s: string): string | null {
+  const plus = s.includes('+') ? s.replace(/\+/g, ' ') : s;
+  if (!plus.includes('%')) return plus;
+  try {
+    return decodeURIComponent(plus);
+  } catch {
+    return null;
+  }
+}
+
+export function parseQuery(qs: string): ParsedQuery {
+  const out = Object.create(null) as ParsedQuery;
+  if (qs.length === 0) return out;
+  for (const pair of qs.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const key = decode(eq < 0 ? pair : pair.slice(0, eq));
+    const value = eq < 0 ? '' : decode(pair.slice(eq + 1));
+    if (key === null || value === null) {
+      out[MALFORMED] ??= key ?? (decode(pair.slice(0, eq)) || pair.slice(0, eq).slice(0, 40));
+      continue;
+    }
+    const prev = out[key];
+    if (prev === undefined) out[key] = value;
+    else if (Array.isArray(prev)) prev.push(value);
+    else out[key] = [prev, value];
+  }
+  return out;
+}

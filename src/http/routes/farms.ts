@@ -1,0 +1,40 @@
+/** GET /api/v1/farms */
+import type { Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { FARMS_PAGE } from '../../domain/limits.js';
+import { pageOffset } from '../../domain/window.js';
+import type { AppContext } from '../context.js';
+import { ok } from '../envelope.js';
+import { FarmsQuery, responses } from '../schemas.js';
+
+export function farmsRoute(app: FastifyInstance, ctx: AppContext): void {
+  app.get<{ Querystring: Static<typeof FarmsQuery> }>(
+    '/api/v1/farms',
+    {
+      schema: {
+        summary: 'Site list',
+        description: 'Registered sites sorted by farm_id, with coordinates, name and any further registry columns.',
+        tags: ['farms'],
+        querystring: FarmsQuery,
+        response: responses.farms,
+      },
+    },
+    async (req) => {
+      const page = req.query.page ?? 1;
+      const size = req.query.size ?? FARMS_PAGE.defaultSize;
+      const { total, items } = await ctx.store.listFarms(pageOffset(page, size), size);
+      return ok({
+        total,
+        page,
+        size,
+        items: items.map((f) => ({
+          farm_id: f.farmId,
+          lat: f.lat,
+          lon: f.lon,
+          name: f.name,
+          ...Object.fromEntries(f.extra),
+        })),
+      });
+    },
+  );
+}

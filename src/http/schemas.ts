@@ -1,0 +1,178 @@
+/**
+ * Request and response schemas (TypeBox). These validate requests and are the
+ * source of the OpenAPI document: one definition of each parameter.
+ */
+import { Type, type TInteger, type TSchema } from '@sinclair/typebox';
+import { ELEMENTS, ELEMENT_NAMES } from '../domain/elements.js';
+import { CODES } from '../domain/errors.js';
+import { FARMS_PAGE, FORECAST_PAGE, ISSUES_PAGE } from '../domain/limits.js';
+
+const TIME_FORMS =
+  'ISO 8601 date-time yyyy-MM-ddTHH:mm[:ss[.fff]] (a space may stand for T) with Z, ±HH:mm or ±HHmm; ' +
+  'without an offset it is Beijing time (UTC+8); a bare date yyyy-MM-dd means 00:00 Beijing time.';
+
+export const pageParam = Type.Integer({ minimum: 1, default: 1, description: 'Page number, 1-based.' });
+
+const sizeParam = (limits: { defaultSize: number; maxSize: number }, what: string): TInteger =>
+  Type.Integer({
+    minimum: 1,
+    maximum: limits.maxSize,
+    default: limits.defaultSize,
+    description: `Page size (${what}), 1 to ${limits.maxSize}.`,
+  });
+
+export const farmIdParam = Type.String({ minLength: 1, description: 'Site ID.' });
+export const issueParam = Type.String({
+  pattern: '^[0-9]{10}$',
+  description: 'Issue (model run) time, UTC, yyyyMMddHH; default is the latest run holding data for the site.',
+  examples: ['2026112000'],
+});
+
+export const ForecastQuery = Type.Object({
+  farm_id: Type.Optional(farmIdParam),
+  lon: Type.Optional(
+    Type.Number({ minimum: -180, maximum: 180, description: 'Longitude in degrees; must come with lat, not with farm_id.' }),
+  ),
+  lat: Type.Optional(
+    Type.Number({ minimum: -90, maximum: 90, description: 'Latitude in degrees; must come with lon, not with farm_id.' }),
+  ),
+  issue: Type.Optional(issueParam),
+  start: Type.Optional(Type.String({ description: `First valid time (inclusive); default +0h of the run. ${TIME_FORMS}` })),
+  end: Type.Optional(Type.String({ description: `Last valid time (inclusive); default +360h of the run. ${TIME_FORMS}` })),
+  elements: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        'Data fields to return: names separated by commas, and/or the parameter repeated. Default: all fifteen. ' +
+        `Names: ${ELEMENT_NAMES.join(', ')}.`,
+    }),
+  ),
+  page: Type.Optional(pageParam),
+  size: Type.Optional(sizeParam(FORECAST_PAGE, 'records')),
+  format: Type.Optional(
+    Type.Union([Type.Literal('json'), Type.Literal('csv')], {
+      description: 'json (default) or csv: the whole window as a CSV download, without paging.',
+    }),
+  ),
+});
+
+export const FarmsQuery = Type.Object({
+  page: Type.Optional(pageParam),
+  size: Type.Optional(sizeParam(FARMS_PAGE, 'sites')),
+});
+
+export const IssuesQuery = Type.Object({
+  farm_id: Type.Optional(Type.String({ minLength: 1, description: 'Only runs holding data for this site.' })),
+  page: Type.Optional(pageParam),
+  size: Type.Optional(sizeParam(ISSUES_PAGE, 'runs')),
+});
+
+/** Names of query parameters that a route accepts, for checks done before schema validation. */
+export const queryNames = (schema: { properties: Record<string, unknown> }): string[] => Object.keys(schema.properties);
+
+const envelope = (data: TSchema, description: string): TSchema =>
+  Type.Object(
+    {
+      code: Type.Literal(0),
+      message: Type.Literal('success'),
+      data,
+    },
+    { description },
+  );
+
+export const ErrorEnvelope = Type.Object(
+  {
+    code: Type.Union(Object.values(CODES).map((c) => Type.Literal(c.code))),
+    message: Type.String({ description: 'One English sentence naming the parameter and the fault.' }),
+    data: Type.Null(),
+  },
+  {
+    $id: 'ErrorEnvelope',
+    description:
+      'Error. Codes: ' + Object.values(CODES).map((c) => `${c.code} (HTTP ${c.status}) ${c.summary}`).join('; ') + '.',
+  },
+);
+
+const errorRef = (description: string): TSchema => Type.Ref('ErrorEnvelope', { description });
+
+const pageFields = {
+  total: Type.Integer({ description: 'Number of items over all pages.' }),
+  page: Type.Integer(),
+  size: Type.Integer(),
+};
+
+const nullableNumber = (description: string): TSchema =>
+  Type.Union([Type.Number(), Type.Null()], { description: `${description}; null when missing.` });
+
+export const ForecastItem = Type.Object(
+  {
+    date_time: Type.String({ description: 'Valid time, Beijing time: yyyy-MM-ddTHH:mm:ss+08:00.' }),
+    ...Object.fromEntries(
+      ELEMENTS.map((e) => [e.name, Type.Optional(nullableNumber(`${e.description} [${e.unit}], ${e.kind}`))]),
+    ),
+  },
+  { description: 'One record: date_time, then the requested fields in catalogue order.' },
+);
+
+export const ForecastData = Type.Object({
+  farm_id: Type.String(),
+  lat: Type.Number(),
+  lon: Type.Number(),
+  issue_time_utc: Type.String({ description: 'Run start, yyyy-MM-ddTHH:mm:ssZ.' }),
+  timezone: Type.Literal('+08:00'),
+  resolution_minutes: Type.Literal(15),
+  ...pageFields,
+  items: Type.Array(ForecastItem),
+});
+
+export const FarmItem = Type.Object(
+  {
+    farm_id: Type.String(),
+    lat: Type.Number(),
+    lon: Type.Number(),
+    name: Type.String(),
+  },
+  { additionalProperties: Type.String(), description: 'A site; further registry columns follow as strings.' },
+);
+
+export const IssueItem = Type.Object({
+  issue: Type.String({ description: 'yyyyMMddHH, UTC.' }),
+  issue_time_utc: Type.String({ description: 'yyyy-MM-ddTHH:mm:ssZ.' }),
+  farms: Type.Integer({ description: 'Number of sites holding data in this run.' }),
+});
+
+export const ElementItem = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  unit: Type.String(),
+  kind: Type.Union([Type.Literal('instant'), Type.Literal('accumulated')]),
+});
+
+export const responses = {
+  forecast: {
+    200: envelope(ForecastData, 'The forecast page (JSON), or with format=csv a text/csv download of the whole window.'),
+    400: errorRef('40001: a parameter is missing or malformed.'),
+    404: errorRef('40401: unknown farm_id, no such issue, no data, or no site within the match radius.'),
+    422: errorRef('42201: coordinates outside the service range.'),
+    500: errorRef('50000: internal error.'),
+    503: errorRef('50300: not ready or overloaded.'),
+  },
+  farms: {
+    200: envelope(Type.Object({ ...pageFields, items: Type.Array(FarmItem) }), 'Sites sorted by farm_id.'),
+    400: errorRef('40001: a parameter is malformed.'),
+    500: errorRef('50000: internal error.'),
+    503: errorRef('50300: not ready or overloaded.'),
+  },
+  issues: {
+    200: envelope(Type.Object({ ...pageFields, items: Type.Array(IssueItem) }), 'Runs, newest first.'),
+    400: errorRef('40001: a parameter is malformed.'),
+    404: errorRef('40401: unknown farm_id.'),
+    500: errorRef('50000: internal error.'),
+    503: errorRef('50300: not ready or overloaded.'),
+  },
+  elements: {
+    200: envelope(
+      Type.Object({ total: Type.Integer(), items: Type.Array(ElementItem) }),
+      'The element catalogue in canonical order.',
+    ),
+  },
+} as const;

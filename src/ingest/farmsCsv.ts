@@ -1,0 +1,70 @@
+/**
+ * The farm registry file: header `farm_id,lat,lon,name` then optional further
+ * columns; one site per row. Any fault rejects the whole file.
+ */
+import { FARM_ID_PATTERN } from '../domain/limits.js';
+import type { Farm } from '../store/store.js';
+import { splitCsvLine, textLines } from './csvLine.js';
+import { DECIMAL, fault, quote } from './fault.js';
+
+const FIXED = ['farm_id', 'lat', 'lon', 'name'] as const;
+
+function coordinate(cell: string, what: 'lat' | 'lon', line: number, column: number): number {
+  const limit = what === 'lat' ? 90 : 180;
+  const v = Number(cell);
+  if (!DECIMAL.test(cell) || !(Math.abs(v) <= limit)) {
+    throw fault(line, column, `${what} ${quote(cell)} is not a decimal number in [-${limit}, ${limit}]`);
+  }
+  return v;
+}
+
+/** Reads a registry file; throws a FaultError (line, column, message) at the first fault. */
+export function readFarmsCsv(bytes: Uint8Array): Farm[] {
+  const text = textLines(bytes);
+  if ('badLine' in text) throw fault(text.badLine, 0, 'file is not valid UTF-8');
+  const { lines } = text;
+  if (lines.length === 0) throw fault(1, 1, `file is empty; expected the header ${FIXED.join(',')}`);
+  const header = splitCsvLine(lines[0]!);
+  if (header === null) throw fault(1, 1, 'header has unbalanced quotes');
+  FIXED.forEach((name, i) => {
+    if (header[i] !== name) {
+      throw fault(1, i + 1, `header must start with ${FIXED.join(',')}; column ${i + 1} is ${quote(header[i] ?? '')}`);
+    }
+  });
+  const names = new Set<string>(FIXED);
+  for (let c = FIXED.length; c < header.length; c++) {
+    const name = header[c]!.trim();
+    if (name === '') throw fault(1, c + 1, 'header has an empty column name');
+    if (names.has(name)) throw fault(1, c + 1, `header names column ${quote(name)} twice`);
+    names.add(name);
+  }
+  const extraNames = header.slice(FIXED.length).map((n) => n.trim());
+  const farms: Farm[] = [];
+  const seen = new Map<string, number>();
+  for (let r = 1; r < lines.length; r++) {
+    const lineNo = r + 1;
+    const line = lines[r]!;
+    if (line === '') throw fault(lineNo, 1, 'empty line');
+    const cells = splitCsvLine(line);
+    if (cells === null) throw fault(lineNo, 1, 'row has unbalanced quotes');
+    if (cells.length !== header.length) {
+      throw fault(lineNo, Math.min(cells.length, header.length) + 1, `row has ${cells.length} cells, expected ${header.length}`);
+    }
+    const farmId = cells[0]!;
+    if (!FARM_ID_PATTERN.test(farmId)) {
+      throw fault(lineNo, 1, `farm_id ${quote(farmId)} must be 1-64 characters of A-Z a-z 0-9 _ - .`);
+    }
+    const earlier = seen.get(farmId);
+    if (earlier !== undefined) throw fault(lineNo, 1, `farm_id ${quote(farmId)} is already on line ${earlier}`);
+    seen.set(farmId, lineNo);
+    farms.push({
+      farmId,
+      lat: coordinate(cells[1]!, 'lat', lineNo, 2),
+      lon: coordinate(cells[2]!, 'lon', lineNo, 3),
+      name: cells[3]!,
+      extra: extraNames.map((n, i) => [n, cells[FIXED.length + i]!] as const),
+    });
+  }
+  if (farms.length === 0) throw fault(2, 1, 'file holds a header but no farms');
+  return farms;
+}

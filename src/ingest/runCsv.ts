@@ -1,0 +1,128 @@
+/**
+ * The strict reader of a run file (INTERFACE.md section 7): file name
+ * `<farm_id>_<yyyyMMddHH>.csv`, header `date_time` + the fifteen fields in any
+ * order, rows strictly ascending on the run's 15-minute grid within +0h..+360h,
+ * plain decimal values or empty for missing. Any fault rejects the whole file.
+ */
+import { ELEMENT_COUNT, ELEMENT_NAMES, elementIndex } from '../domain/elements.js';
+import { FARM_ID_PATTERN } from '../domain/limits.js';
+import { emptySeries, MAX_STEP, STEP_MS, type RunSeries } from '../domain/run.js';
+import { formatBeijing, parseDateTime, parseIssue } from '../domain/time.js';
+import { splitCsvLine, textLines } from './csvLine.js';
+import { DECIMAL, fault, quote } from './fault.js';
+
+export interface ValidatedRun {
+  readonly farmId: string;
+  readonly issue: string;
+  readonly issueMs: number;
+  readonly series: RunSeries;
+}
+
+/** farm_id and issue named by a run file's base name; throws a FaultError. */
+export function parseRunFileName(baseName: string): { farmId: string; issue: string; issueMs: number } {
+  const m = /^(.*)_([^_]*)\.csv$/i.exec(baseName);
+  if (!m) {
+    throw fault(0, 0, `file name ${quote(baseName)} is not <farm_id>_<yyyyMMddHH>.csv`);
+  }
+  const [, farmId, issue] = m as unknown as [string, string, string];
+  if (!FARM_ID_PATTERN.test(farmId)) {
+    throw fault(0, 0, `file name ${quote(baseName)}: farm_id must be 1-64 characters of A-Z a-z 0-9 _ - .`);
+  }
+  const issueMs = parseIssue(issue);
+  if (issueMs === null) {
+    throw fault(0, 0, `file name ${quote(baseName)}: issue ${quote(issue)} is not a real UTC date and hour yyyyMMddHH`);
+  }
+  return { farmId, issue, issueMs };
+}
+
+/** Maps file columns 1..15 to catalogue indexes; throws a FaultError naming the column. */
+function readHeader(line: string | undefined): number[] {
+  if (line === undefined) throw fault(1, 1, 'file is empty; expected the header date_time,' + ELEMENT_NAMES.join(','));
+  const cells = splitCsvLine(line);
+  if (cells === null) throw fault(1, 1, 'header has unbalanced quotes');
+  if (cells[0] !== 'date_time') {
+    throw fault(1, 1, `header must start with date_time, found ${quote(cells[0] ?? '')}`);
+  }
+  const map: number[] = [];
+  const seen = new Set<number>();
+  for (let c = 1; c < cells.length; c++) {
+    const name = cells[c]!;
+    const e = elementIndex(name);
+    if (e < 0) throw fault(1, c + 1, `header names unknown field ${quote(name)}`);
+    if (seen.has(e)) throw fault(1, c + 1, `header names field ${quote(name)} twice`);
+    seen.add(e);
+    map.push(e);
+  }
+  if (map.length < ELEMENT_COUNT) {
+    const missing = ELEMENT_NAMES.filter((_, e) => !seen.has(e));
+    throw fault(1, cells.length + 1, `header lacks field${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
+  }
+  return map;
+}
+
+/** Reads one run file; throws a FaultError (line, column, message) at the first fault. */
+export function readRunCsv(baseName: string, bytes: Uint8Array): ValidatedRun {
+  const { farmId, issue, issueMs } = parseRunFileName(baseName);
+  const text = textLines(bytes);
+  if ('badLine' in text) throw fault(text.badLine, 0, 'file is not valid UTF-8');
+  const { lines } = text;
+  const columnOf = readHeader(lines[0]);
+  const rows = lines.length - 1;
+  if (rows === 0) throw fault(2, 1, 'file holds a header but no records');
+  if (rows > MAX_STEP + 1) {
+    throw fault(MAX_STEP + 3, 1, `file holds ${rows} records; a run has at most ${MAX_STEP + 1} (+0h to +360h)`);
+  }
+  const width = ELEMENT_COUNT + 1;
+  const series = emptySeries(rows);
+  let prevStep = -1;
+  // The canonical text of the next expected time lets the common case skip parsing.
+  for (let r = 0; r < rows; r++) {
+    const lineNo = r + 2;
+    const line = lines[r + 1]!;
+    if (line === '') throw fault(lineNo, 1, 'empty line');
+    const cells = splitCsvLine(line);
+    if (cells === null) throw fault(lineNo, 1, 'row has unbalanced quotes');
+    if (cells.length !== width) {
+      throw fault(lineNo, Math.min(cells.length, width) + 1, `row has ${cells.length} cells, expected ${width}`);
+    }
+    const dt = cells[0]!;
+    const expected = prevStep < MAX_STEP ? formatBeijing(issueMs + (prevStep + 1) * STEP_MS) : '';
+    let step: number;
+    if (dt === expected) {
+      step = prevStep + 1;
+    } else {
+      const ms = parseDateTime(dt);
+      if (ms === null) throw fault(lineNo, 1, `date_time ${quote(dt)} is not an ISO 8601 date-time`);
+      const offset = ms - issueMs;
+      if (offset % STEP_MS !== 0) {
+        throw fault(lineNo, 1, `date_time ${quote(dt)} is not on the run's 15-minute grid`);
+      }
+      step = offset / STEP_MS;
+      if (step < 0 || step > MAX_STEP) {
+        throw fault(lineNo, 1, `date_time ${quote(dt)} is outside the run (+0h to +360h from ${issue} UTC)`);
+      }
+      if (step <= prevStep) {
+        throw fault(lineNo, 1, `date_time ${quote(dt)} is not later than the previous row's`);
+      }
+    }
+    series.steps[r] = step;
+    prevStep = step;
+    for (let c = 1; c < width; c++) {
+      const cell = cells[c]!;
+      const col = series.columns[columnOf[c - 1]!]!;
+      if (cell === '') {
+        col[r] = NaN;
+        continue;
+      }
+      if (!DECIMAL.test(cell)) {
+        throw fault(lineNo, c + 1, `${ELEMENT_NAMES[columnOf[c - 1]!]} value ${quote(cell)} is not a plain decimal number`);
+      }
+      const v = Number(cell);
+      if (!Number.isFinite(v)) {
+        throw fault(lineNo, c + 1, `${ELEMENT_NAMES[columnOf[c - 1]!]} value ${quote(cell)} is too large`);
+      }
+      col[r] = v;
+    }
+  }
+  return { farmId, issue, issueMs, series };
+}

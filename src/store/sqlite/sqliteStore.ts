@@ -1,0 +1,167 @@
+/** The embedded store: one SQLite file in WAL mode (better-sqlite3). */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { decodeSeries, encodeSeries } from '../../domain/codec.js';
+import {
+  UnknownFarmError,
+  type Box,
+  type Farm,
+  type IssueSummary,
+  type NewRun,
+  type Page,
+  type Publication,
+  type Store,
+  type StoredRun,
+} from '../store.js';
+import { MIGRATIONS } from './migrations.js';
+
+interface FarmRow {
+  farm_id: string;
+  lat: number;
+  lon: number;
+  name: string;
+  extra: string;
+}
+
+interface RunRow {
+  series: Buffer;
+  revision: number;
+  published_at: number;
+}
+
+const toFarm = (r: FarmRow): Farm => ({
+  farmId: r.farm_id,
+  lat: r.lat,
+  lon: r.lon,
+  name: r.name,
+  extra: JSON.parse(r.extra) as [string, string][],
+});
+
+function migrate(db: Database.Database): void {
+  // IMMEDIATE takes the write lock first, so two processes opening a new file
+  // at once apply each migration exactly once.
+  db.transaction(() => {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > MIGRATIONS.length) {
+      throw new Error(`store schema version ${version} is newer than this forecastd (${MIGRATIONS.length})`);
+    }
+    for (let v = version; v < MIGRATIONS.length; v++) {
+      db.exec(MIGRATIONS[v]!);
+    }
+    db.pragma(`user_version = ${MIGRATIONS.length}`);
+  }).immediate();
+}
+
+export function openSqliteStore(path: string): Store {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma('busy_timeout = 10000');
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  migrate(db);
+
+  const q = {
+    upsertFarm: db.prepare(
+      `INSERT INTO farms (farm_id, lat, lon, name, extra, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (farm_id) DO UPDATE SET lat = excluded.lat, lon = excluded.lon, name = excluded.name,
+         extra = excluded.extra, updated_at = excluded.updated_at`,
+    ),
+    getFarm: db.prepare<[string], FarmRow>('SELECT farm_id, lat, lon, name, extra FROM farms WHERE farm_id = ?'),
+    listFarms: db.prepare<[number, number], FarmRow>(
+      'SELECT farm_id, lat, lon, name, extra FROM farms ORDER BY farm_id LIMIT ? OFFSET ?',
+    ),
+    countFarms: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM farms'),
+    farmsInBox: db.prepare<[number, number, number, number], FarmRow>(
+      `SELECT farm_id, lat, lon, name, extra FROM farms
+       WHERE lat BETWEEN ? AND ? AND lon BETWEEN ? AND ? ORDER BY farm_id`,
+    ),
+    nextRevision: db.prepare<[], { value: number }>(
+      `UPDATE counters SET value = value + 1 WHERE name = 'revision' RETURNING value`,
+    ),
+    putRun: db.prepare(
+      `INSERT INTO runs (farm_id, issue, records, series, revision, published_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (farm_id, issue) DO UPDATE SET records = excluded.records, series = excluded.series,
+         revision = excluded.revision, published_at = excluded.published_at`,
+    ),
+    getRun: db.prepare<[string, string], RunRow>(
+      'SELECT series, revision, published_at FROM runs WHERE farm_id = ? AND issue = ?',
+    ),
+    latestIssue: db.prepare<[string], { issue: string }>(
+      'SELECT issue FROM runs WHERE farm_id = ? ORDER BY issue DESC LIMIT 1',
+    ),
+    listIssues: db.prepare<[number, number], IssueSummary>(
+      'SELECT issue, count(*) AS farms FROM runs GROUP BY issue ORDER BY issue DESC LIMIT ? OFFSET ?',
+    ),
+    countIssues: db.prepare<[], { n: number }>('SELECT count(DISTINCT issue) AS n FROM runs'),
+    listFarmIssues: db.prepare<[string, number, number], IssueSummary>(
+      `SELECT r.issue AS issue, (SELECT count(*) FROM runs a WHERE a.issue = r.issue) AS farms
+       FROM runs r WHERE r.farm_id = ? ORDER BY r.issue DESC LIMIT ? OFFSET ?`,
+    ),
+    countFarmIssues: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM runs WHERE farm_id = ?'),
+    ping: db.prepare('SELECT 1'),
+  };
+
+  const upsertFarms = db.transaction((farms: readonly Farm[], now: number) => {
+    for (const f of farms) {
+      q.upsertFarm.run(f.farmId, f.lat, f.lon, f.name, JSON.stringify(f.extra), now);
+    }
+  });
+
+  const putRun = db.transaction((run: NewRun, blob: Uint8Array, now: number): Publication => {
+    if (q.getFarm.get(run.farmId) === undefined) throw new UnknownFarmError(run.farmId);
+    const revision = q.nextRevision.get()!.value;
+    q.putRun.run(run.farmId, run.issue, run.series.steps.length, blob, revision, now);
+    return { revision, publishedAt: now };
+  });
+
+  return {
+    async upsertFarms(farms) {
+      upsertFarms.immediate(farms, Date.now());
+    },
+    async getFarm(farmId) {
+      const row = q.getFarm.get(farmId);
+      return row && toFarm(row);
+    },
+    async listFarms(offset, limit) {
+      return { total: q.countFarms.get()!.n, items: q.listFarms.all(limit, offset).map(toFarm) };
+    },
+    async farmsInBox(box: Box) {
+      return q.farmsInBox.all(box.latMin, box.latMax, box.lonMin, box.lonMax).map(toFarm);
+    },
+    async countFarms() {
+      return q.countFarms.get()!.n;
+    },
+    async putRun(run) {
+      const blob = encodeSeries(run.series);
+      return putRun.immediate(run, blob, Date.now());
+    },
+    async getRun(farmId, issue): Promise<StoredRun | undefined> {
+      const row = q.getRun.get(farmId, issue);
+      if (!row) return undefined;
+      return {
+        farmId,
+        issue,
+        series: decodeSeries(row.series),
+        revision: row.revision,
+        publishedAt: row.published_at,
+      };
+    },
+    async latestIssue(farmId) {
+      return q.latestIssue.get(farmId)?.issue;
+    },
+    async listIssues(farmId, offset, limit): Promise<Page<IssueSummary>> {
+      if (farmId === undefined) {
+        return { total: q.countIssues.get()!.n, items: q.listIssues.all(limit, offset) };
+      }
+      return { total: q.countFarmIssues.get(farmId)!.n, items: q.listFarmIssues.all(farmId, limit, offset) };
+    },
+    async ping() {
+      q.ping.get();
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * The store interface: everything forecastd keeps, behind one contract that
+ * every adapter (SQLite now, PostgreSQL next) implements with the same
+ * semantics. Nothing outside src/store knows which adapter it talks to.
+ *
+ * Semantics every adapter guarantees:
+ * - A farm is keyed by farm_id; upsertFarms inserts or updates a whole batch
+ *   atomically (all rows or none).
+ * - A run of a farm is keyed by (farm_id, issue) and holds the whole series as
+ *   one encoded blob. putRun publishes it atomically: a reader sees either the
+ *   earlier version or the new one, never a mix and never a partial run.
+ *   Each publication gets a revision, strictly greater than every revision
+ *   handed out before by this store, and the time it was published.
+ * - putRun refuses a run of a farm that is not registered (UnknownFarmError)
+ *   and changes nothing then.
+ * - Reads see every publication committed before the read began, also those
+ *   made by other processes on the same store.
+ * - Lists are ordered: farms by farm_id ascending, issues newest first.
+ */
+import type { RunSeries } from '../domain/run.js';
+
+export interface Farm {
+  readonly farmId: string;
+  readonly lat: number;
+  readonly lon: number;
+  readonly name: string;
+  /** Further registry columns, in registry order. */
+  readonly extra: ReadonlyArray<readonly [string, string]>;
+}
+
+export interface NewRun {
+  readonly farmId: string;
+  /** `yyyyMMddHH`, UTC. */
+  readonly issue: string;
+  readonly series: RunSeries;
+}
+
+export interface StoredRun {
+  readonly farmId: string;
+  readonly issue: string;
+  readonly series: RunSeries;
+  readonly revision: number;
+  /** Epoch ms when this version was published. */
+  readonly publishedAt: number;
+}
+
+export interface Publication {
+  readonly revision: number;
+  readonly publishedAt: number;
+}
+
+export interface IssueSummary {
+  readonly issue: string;
+  /** Number of farms holding data in this run. */
+  readonly farms: number;
+}
+
+export interface Page<T> {
+  readonly total: number;
+  readonly items: readonly T[];
+}
+
+export interface Box {
+  readonly latMin: number;
+  readonly latMax: number;
+  readonly lonMin: number;
+  readonly lonMax: number;
+}
+
+export class UnknownFarmError extends Error {
+  constructor(readonly farmId: string) {
+    super(`farm_id "${farmId}" is not registered; import it with "forecastd farms import" first`);
+    this.name = 'UnknownFarmError';
+  }
+}
+
+export interface Store {
+  upsertFarms(farms: readonly Farm[]): Promise<void>;
+  getFarm(farmId: string): Promise<Farm | undefined>;
+  listFarms(offset: number, limit: number): Promise<Page<Farm>>;
+  /** Farms whose coordinates lie in the box (edges included). */
+  farmsInBox(box: Box): Promise<readonly Farm[]>;
+  countFarms(): Promise<number>;
+
+  putRun(run: NewRun): Promise<Publication>;
+  getRun(farmId: string, issue: string): Promise<StoredRun | undefined>;
+  /** Newest issue holding data for the farm. */
+  latestIssue(farmId: string): Promise<string | undefined>;
+  /** Issues newest first; with farmId only those holding data for that farm. */
+  listIssues(farmId: string | undefined, offset: number, limit: number): Promise<Page<IssueSummary>>;
+
+  /** Resolves when the store answers; rejects otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
