@@ -40,6 +40,9 @@ export function parseRange(text: string): RangeBox {
  */
 export function boundingDegrees(lat: number, radiusKm: number): { dLat: number; dLon: number } {
   const dLat = radiusKm / 110.574 + 1e-9;
-  const cosLat = Math.cos(Math.min(89.9, Math.abs(lat) + dLat) * RAD);
+  const reach = Math.abs(lat) + dLat;
+  // A circle that reaches a pole spans every longitude.
+  if (reach >= 90) return { dLat, dLon: 360 };
+  const cosLat = Math.cos(reach * RAD);
   return { dLat, dLon: Math.min(360, dLat / cosLat) };
 }

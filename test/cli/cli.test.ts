@@ -1,0 +1,117 @@
+/** End to end: the real command line, a real store file, a real HTTP port. */
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { cellValue, farmsCsv, runCsv, tempDir } from '../helpers/fixtures.js';
+import { runCli, serve } from '../helpers/cli.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+describe('help, version and usage errors', () => {
+  test('--help on the program and on each command exits 0', async () => {
+    for (const args of [['--help'], ['serve', '--help'], ['ingest', '--help'], ['farms', '--help'], ['farms', 'import', '--help'], ['demo', '-h']]) {
+      const r = await runCli(args);
+      assert.equal(r.code, 0, args.join(' '));
+      assert.match(r.stdout, /Usage: forecastd/);
+    }
+  });
+
+  test('--version prints the package version', async () => {
+    const r = await runCli(['--version']);
+    assert.equal(r.code, 0);
+    assert.equal(r.stdout.trim(), `forecastd ${pkg.version}`);
+  });
+
+  test('usage errors exit 2 with a message on stderr', async () => {
+    for (const args of [[], ['bogus'], ['ingest'], ['farms'], ['farms', 'export', 'x'], ['serve', '--port', 'abc'], ['serve', '--nope'], ['serve', '--range', '1,2,3']]) {
+      const r = await runCli(args);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    }
+    const r = await runCli(['serve', '--port', '99999']);
+    assert.match(r.stderr, /--port must be a whole number/);
+  });
+});
+
+describe('farms import, ingest, serve, SIGTERM', () => {
+  let dir: string;
+  let cleanup: () => void;
+  let db: string;
+  before(() => {
+    ({ dir, cleanup } = tempDir());
+    db = `sqlite:${join(dir, 'store.db')}`;
+    writeFileSync(join(dir, 'farms.csv'), farmsCsv(undefined, { header: ['kind'], cells: (f) => [f.farmId.startsWith('WF') ? 'wind' : 'solar'] }));
+    mkdirSync(join(dir, 'runs'));
+    writeFileSync(join(dir, 'runs', 'WF_A_2026112000.csv'), runCsv('2026112000'));
+    writeFileSync(join(dir, 'runs', 'PV_B_2026112000.csv'), runCsv('2026112000', { steps: [0, 1, 2, 3] }));
+    const bad = runCsv('2026112000').split('\n');
+    bad[9] = bad[9]!.replace(',', ',x');
+    writeFileSync(join(dir, 'runs', 'WF_C_2026112000.csv'), bad.join('\n'));
+    writeFileSync(join(dir, 'WF_A_2026113100.csv'), 'date_time\n');
+  });
+  after(() => cleanup());
+
+  test('farms import registers the sites', async () => {
+    const r = await runCli(['farms', 'import', join(dir, 'farms.csv'), '--db', db]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /imported 3 farms/);
+  });
+
+  test('a rejected registry exits 1 with file, line and column on stderr', async () => {
+    writeFileSync(join(dir, 'bad-farms.csv'), 'farm_id,lat,lon,name\nX1,95,100,n\n');
+    const r = await runCli(['farms', 'import', join(dir, 'bad-farms.csv'), '--db', db]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /bad-farms\.csv: line 2, column 2: lat "95"/);
+  });
+
+  test('ingest takes the good files, rejects the bad ones with one stderr line each, exits 1', async () => {
+    const r = await runCli(['ingest', join(dir, 'runs'), join(dir, 'WF_A_2026113100.csv')], { FORECASTD_DB: db });
+    assert.equal(r.code, 1);
+    const lines = r.stderr.trim().split('\n');
+    assert.equal(lines.length, 2, r.stderr);
+    assert.match(r.stderr, /WF_C_2026112000\.csv: line 10, column 2: t2m value "x/);
+    assert.match(r.stderr, /WF_A_2026113100\.csv: line 0, column 0: .*issue "2026113100"/);
+    assert.match(r.stdout, /2 files ingested, 2 rejected/);
+  });
+
+  test('ingest of good files only exits 0', async () => {
+    const r = await runCli(['ingest', join(dir, 'runs', 'PV_B_2026112000.csv'), '--db', db]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, '');
+  });
+
+  test('serve answers over HTTP, sees new ingests without restart, and exits 0 on SIGTERM', async () => {
+    const s = await serve(['--db', db]);
+    try {
+      const health = await fetch(`${s.base}/healthz`);
+      assert.equal(health.status, 200);
+      const farms = (await (await fetch(`${s.base}/api/v1/farms`)).json()) as { data: { items: { farm_id: string; kind: string }[] } };
+      assert.deepEqual(farms.data.items.map((f) => [f.farm_id, f.kind]), [['PV_B', 'solar'], ['WF_A', 'wind'], ['WF_C', 'wind']]);
+
+      const res = await fetch(`${s.base}/api/v1/forecast?farm_id=WF_A&size=2&page=3&elements=tr,t2m`);
+      assert.equal(res.status, 200);
+      const body = (await res.json()) as { code: number; data: { total: number; items: Record<string, unknown>[] } };
+      assert.equal(body.code, 0);
+      assert.equal(body.data.total, 1441);
+      assert.deepEqual(body.data.items[0], { date_time: '2026-11-20T09:00:00+08:00', t2m: cellValue('2026112000', 4, 0), tr: cellValue('2026112000', 4, 12) });
+
+      const missing = await fetch(`${s.base}/api/v1/forecast?farm_id=WF_C`);
+      assert.equal(missing.status, 404);
+
+      // A run ingested while the server runs is served without a restart.
+      writeFileSync(join(dir, 'WF_C_2026112012.csv'), runCsv('2026112012'));
+      const r = await runCli(['ingest', join(dir, 'WF_C_2026112012.csv'), '--db', db]);
+      assert.equal(r.code, 0, r.stderr);
+      const now = await fetch(`${s.base}/api/v1/forecast?farm_id=WF_C&size=1`);
+      assert.equal(now.status, 200);
+      const issues = (await (await fetch(`${s.base}/api/v1/forecast/issues`)).json()) as { data: { items: { issue: string; farms: number }[] } };
+      assert.deepEqual(issues.data.items, [
+        { issue: '2026112012', issue_time_utc: '2026-11-20T12:00:00Z', farms: 1 },
+        { issue: '2026112000', issue_time_utc: '2026-11-20T00:00:00Z', farms: 2 },
+      ]);
+    } finally {
+      const code = await s.stop();
+      assert.equal(code, 0, s.stderr());
+    }
+  });
+});

@@ -1,0 +1,69 @@
+/** Running the real command line (bin/forecastd.js) in tests. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../../../bin/forecastd.js', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export interface Served {
+  child: ChildProcess;
+  base: string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+  stderr(): string;
+}
+
+/** Starts `forecastd serve --port 0 ...` and waits for its "listening on" line. */
+export function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Served> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not start: ${err}`));
+    }, 15_000);
+    child.stderr.on('data', (d: Buffer) => (err += d));
+    child.stdout.on('data', (d: Buffer) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({
+          child,
+          base: m[1]!,
+          stop: () => {
+            child.kill('SIGTERM');
+            return exited;
+          },
+          stderr: () => err,
+        });
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited with ${code}: ${err}`));
+    });
+  });
+}

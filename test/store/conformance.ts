@@ -1,0 +1,173 @@
+/**
+ * The store conformance suite: the semantics documented in src/store/store.ts,
+ * run against every adapter. An adapter's test file calls storeConformance with
+ * a factory that opens a fresh, empty store (and can open a second handle on it).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ELEMENT_COUNT } from '../../src/domain/elements.js';
+import { emptySeries, type RunSeries } from '../../src/domain/run.js';
+import { UnknownFarmError, type Farm, type Store } from '../../src/store/store.js';
+
+export interface StoreHarness {
+  /** The store under test, fresh and empty. */
+  readonly store: Store;
+  /** Opens another handle on the same store (another connection or process view). */
+  openAnother(): Promise<Store>;
+  cleanup(): Promise<void>;
+}
+
+const farm = (farmId: string, lat: number, lon: number, extra: [string, string][] = []): Farm => ({
+  farmId,
+  lat,
+  lon,
+  name: `Site ${farmId}`,
+  extra,
+});
+
+function series(steps: number[], seed: number): RunSeries {
+  const s = emptySeries(steps.length);
+  steps.forEach((k, i) => {
+    s.steps[i] = k;
+    for (let e = 0; e < ELEMENT_COUNT; e++) s.columns[e]![i] = (i + seed) % 7 === 0 ? NaN : seed * 1000 + k + e / 100 - 50;
+  });
+  return s;
+}
+
+function assertSameSeries(actual: RunSeries, expected: RunSeries): void {
+  assert.deepEqual([...actual.steps], [...expected.steps]);
+  for (let e = 0; e < ELEMENT_COUNT; e++) {
+    const a = [...actual.columns[e]!];
+    const x = [...expected.columns[e]!];
+    assert.equal(a.length, x.length);
+    a.forEach((v, i) => assert.ok(Object.is(v, x[i]), `column ${e} record ${i}: ${v} != ${x[i]}`));
+  }
+}
+
+export function storeConformance(adapter: string, open: () => Promise<StoreHarness>): void {
+  describe(`store conformance: ${adapter}`, () => {
+    let h: StoreHarness;
+    let store: Store;
+    before(async () => {
+      h = await open();
+      store = h.store;
+    });
+    after(async () => h.cleanup());
+
+    test('starts empty and answers ping', async () => {
+      await store.ping();
+      assert.equal(await store.countFarms(), 0);
+      assert.deepEqual(await store.listIssues(undefined, 0, 10), { total: 0, items: [] });
+    });
+
+    test('upsertFarms inserts, then updates by farm_id, keeping extra columns in order', async () => {
+      await store.upsertFarms([farm('B2', 40, 100, [['kind', 'wind'], ['2024', 'x']]), farm('A1', 30.5, 90.25)]);
+      assert.equal(await store.countFarms(), 2);
+      await store.upsertFarms([{ ...farm('B2', 41, 101, [['zeta', '1'], ['alpha', '2']]), name: 'Renamed' }]);
+      const b = await store.getFarm('B2');
+      assert.deepEqual(b, { farmId: 'B2', lat: 41, lon: 101, name: 'Renamed', extra: [['zeta', '1'], ['alpha', '2']] });
+      assert.equal(await store.getFarm('nope'), undefined);
+    });
+
+    test('listFarms pages in farm_id order with the total over all pages', async () => {
+      await store.upsertFarms([farm('C3', 35, 95), farm('D4', 36, 96)]);
+      const all = await store.listFarms(0, 100);
+      assert.equal(all.total, 4);
+      assert.deepEqual(all.items.map((f) => f.farmId), ['A1', 'B2', 'C3', 'D4']);
+      const p2 = await store.listFarms(2, 1);
+      assert.equal(p2.total, 4);
+      assert.deepEqual(p2.items.map((f) => f.farmId), ['C3']);
+      assert.deepEqual((await store.listFarms(10, 5)).items, []);
+    });
+
+    test('farmsInBox includes the edges and nothing outside', async () => {
+      const inBox = await store.farmsInBox({ latMin: 30.5, latMax: 36, lonMin: 90.25, lonMax: 96 });
+      assert.deepEqual(inBox.map((f) => f.farmId), ['A1', 'C3', 'D4']);
+      assert.deepEqual(await store.farmsInBox({ latMin: 0, latMax: 1, lonMin: 0, lonMax: 1 }), []);
+    });
+
+    test('a batch of farms with a bad row changes nothing', async () => {
+      const bad = { ...farm('E5', 1, 1), lat: null as unknown as number };
+      await assert.rejects(store.upsertFarms([farm('E0', 2, 2), bad]));
+      assert.equal(await store.getFarm('E0'), undefined);
+      assert.equal(await store.countFarms(), 4);
+    });
+
+    test('putRun refuses an unregistered farm and stores nothing', async () => {
+      await assert.rejects(store.putRun({ farmId: 'ZZ', issue: '2026112000', series: series([0, 1], 1) }), UnknownFarmError);
+      assert.equal(await store.getRun('ZZ', '2026112000'), undefined);
+      assert.equal((await store.listIssues(undefined, 0, 10)).total, 0);
+    });
+
+    test('putRun publishes a whole series that reads back exactly, with increasing revisions', async () => {
+      const s1 = series([0, 1, 2, 4, 1440], 1);
+      const before = Date.now();
+      const p1 = await store.putRun({ farmId: 'A1', issue: '2026112000', series: s1 });
+      const p2 = await store.putRun({ farmId: 'B2', issue: '2026112000', series: series([0], 2) });
+      assert.ok(p2.revision > p1.revision);
+      assert.ok(p1.publishedAt >= before - 1000 && p1.publishedAt <= Date.now() + 1000);
+      const got = await store.getRun('A1', '2026112000');
+      assert.ok(got);
+      assert.equal(got.revision, p1.revision);
+      assert.equal(got.publishedAt, p1.publishedAt);
+      assertSameSeries(got.series, s1);
+      assert.equal(await store.getRun('A1', '2026112012'), undefined);
+    });
+
+    test('putRun again replaces the run with a new revision', async () => {
+      const old = await store.getRun('A1', '2026112000');
+      const s2 = series([0, 3], 9);
+      const p = await store.putRun({ farmId: 'A1', issue: '2026112000', series: s2 });
+      assert.ok(p.revision > old!.revision);
+      const got = await store.getRun('A1', '2026112000');
+      assertSameSeries(got!.series, s2);
+    });
+
+    test('latestIssue and listIssues: newest first, farms counted per run, filter by farm', async () => {
+      await store.putRun({ farmId: 'A1', issue: '2026112012', series: series([0], 3) });
+      await store.putRun({ farmId: 'C3', issue: '2026111912', series: series([0], 4) });
+      assert.equal(await store.latestIssue('A1'), '2026112012');
+      assert.equal(await store.latestIssue('C3'), '2026111912');
+      assert.equal(await store.latestIssue('D4'), undefined);
+      const all = await store.listIssues(undefined, 0, 10);
+      assert.deepEqual(all, {
+        total: 3,
+        items: [
+          { issue: '2026112012', farms: 1 },
+          { issue: '2026112000', farms: 2 },
+          { issue: '2026111912', farms: 1 },
+        ],
+      });
+      assert.deepEqual(await store.listIssues(undefined, 1, 1), { total: 3, items: [{ issue: '2026112000', farms: 2 }] });
+      assert.deepEqual(await store.listIssues('B2', 0, 10), { total: 1, items: [{ issue: '2026112000', farms: 2 }] });
+      assert.deepEqual(await store.listIssues('D4', 0, 10), { total: 0, items: [] });
+    });
+
+    test('another handle on the same store sees committed publications at once', async () => {
+      const other = await h.openAnother();
+      try {
+        const s = series([0, 1, 2], 5);
+        const p = await other.putRun({ farmId: 'D4', issue: '2026112100', series: s });
+        const got = await store.getRun('D4', '2026112100');
+        assert.equal(got?.revision, p.revision);
+        assertSameSeries(got!.series, s);
+        await other.upsertFarms([farm('F6', 1, 2)]);
+        assert.ok(await store.getFarm('F6'));
+      } finally {
+        await other.close();
+      }
+    });
+
+    test('revisions stay increasing across handles', async () => {
+      const other = await h.openAnother();
+      try {
+        const a = await store.putRun({ farmId: 'A1', issue: '2026112200', series: series([0], 6) });
+        const b = await other.putRun({ farmId: 'A1', issue: '2026112200', series: series([0], 7) });
+        const c = await store.putRun({ farmId: 'B2', issue: '2026112200', series: series([0], 8) });
+        assert.ok(a.revision < b.revision && b.revision < c.revision);
+      } finally {
+        await other.close();
+      }
+    });
+  });
+}
