@@ -102,7 +102,7 @@ const SOLAR_HOUR_OF_MAX_T = 14.5;
  * the early afternoon, when the ground has stopped gaining heat. Half-cosines
  * between the two make a smooth curve with flat turning points.
  */
-export function diurnalShape(solarHour: number, sunriseHour: number): number {
+function diurnalShape(solarHour: number, sunriseHour: number): number {
   const rise = Math.min(sunriseHour, SOLAR_HOUR_OF_MAX_T - 1);
   if (solarHour >= rise && solarHour <= SOLAR_HOUR_OF_MAX_T) {
     return -Math.cos((Math.PI * (solarHour - rise)) / (SOLAR_HOUR_OF_MAX_T - rise));
