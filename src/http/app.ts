@@ -22,6 +22,8 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   let closing = false;
   const app = Fastify({
     logger: opts.logger ?? false,
+    // While draining, answer new requests with our own 503 envelope (hook below), not the framework's body.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQuery },
     frameworkErrors: (err, req, reply) => {
       if (err.code === 'FST_ERR_BAD_URL') {
@@ -36,7 +38,11 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   });
   registerErrorHandling(app);
 
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', async (req, reply) => {
+    if (closing) {
+      reply.header('connection', 'close');
+      throw new ApiError(CODES.UNAVAILABLE, 'The server is shutting down; retry on another instance.');
+    }
     const bad = (req.query as ParsedQuery)[MALFORMED];
     if (bad !== undefined) {
       throw new ApiError(
@@ -57,7 +63,7 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
       }
     }
   });
-  app.addHook('onClose', async () => {
+  app.addHook('preClose', async () => {
     closing = true;
   });
 
