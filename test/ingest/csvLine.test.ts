@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { splitCsvLine, textLines } from '../../src/ingest/csvLine.js';
+
+const bytes = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'utf8'));
+
+describe('splitCsvLine', () => {
+  it('splits a plain line on every comma, keeping empty cells', () => {
+    assert.deepEqual(splitCsvLine('a,b,c'), ['a', 'b', 'c']);
+    assert.deepEqual(splitCsvLine('a,,c,'), ['a', '', 'c', '']);
+    assert.deepEqual(splitCsvLine(''), ['']);
+    assert.deepEqual(splitCsvLine(','), ['', '']);
+    assert.deepEqual(splitCsvLine(' a , b '), [' a ', ' b ']);
+  });
+
+  it('unquotes quoted cells, which may hold commas', () => {
+    assert.deepEqual(splitCsvLine('"a,b",c'), ['a,b', 'c']);
+    assert.deepEqual(splitCsvLine('x,"Wind, North",1'), ['x', 'Wind, North', '1']);
+    assert.deepEqual(splitCsvLine('"a","b","c"'), ['a', 'b', 'c']);
+    assert.deepEqual(splitCsvLine('"1,5"'), ['1,5']);
+  });
+
+  it('reads a doubled quote inside quotes as one quote', () => {
+    assert.deepEqual(splitCsvLine('"say ""hi""",2'), ['say "hi"', '2']);
+    assert.deepEqual(splitCsvLine('""""'), ['"']);
+  });
+
+  it('reads an empty quoted cell as empty, wherever it stands', () => {
+    assert.deepEqual(splitCsvLine('"",b'), ['', 'b']);
+    assert.deepEqual(splitCsvLine('a,""'), ['a', '']);
+    assert.deepEqual(splitCsvLine('a,"",c'), ['a', '', 'c']);
+  });
+
+  it('mixes quoted and plain cells and keeps a trailing empty cell', () => {
+    assert.deepEqual(splitCsvLine('a,"b",'), ['a', 'b', '']);
+    assert.deepEqual(splitCsvLine('"a",,"c"'), ['a', '', 'c']);
+  });
+
+  it('rejects unbalanced or misplaced quotes', () => {
+    assert.equal(splitCsvLine('"abc'), null);
+    assert.equal(splitCsvLine('a,"bc'), null);
+    assert.equal(splitCsvLine('"a""'), null);
+    assert.equal(splitCsvLine('"a"b,c'), null);
+    assert.equal(splitCsvLine('"a" ,c'), null);
+    assert.equal(splitCsvLine('a"b",c'), null);
+    assert.equal(splitCsvLine('ab",c'), null);
+    assert.equal(splitCsvLine('x,a"b'), null);
+  });
+});
+
+describe('textLines', () => {
+  it('splits LF lines', () => {
+    assert.deepEqual(textLines(bytes('a\nb\nc')), { lines: ['a', 'b', 'c'] });
+  });
+
+  it('drops a leading BOM, and only a leading one', () => {
+    assert.deepEqual(textLines(bytes('\uFEFFa,b\nc')), { lines: ['a,b', 'c'] });
+    assert.deepEqual(textLines(bytes('a\n\uFEFFb')), { lines: ['a', '\uFEFFb'] });
+  });
+
+  it('accepts CRLF and mixed line ends', () => {
+    assert.deepEqual(textLines(bytes('a\r\nb\r\nc\r\n')), { lines: ['a', 'b', 'c'] });
+    assert.deepEqual(textLines(bytes('a\r\nb\nc')), { lines: ['a', 'b', 'c'] });
+  });
+
+  it('keeps a carriage return that is not a line end', () => {
+    assert.deepEqual(textLines(bytes('a\rb\nc')), { lines: ['a\rb', 'c'] });
+  });
+
+  it('drops trailing empty lines but keeps empty lines in the middle', () => {
+    assert.deepEqual(textLines(bytes('a\nb\n\n\n')), { lines: ['a', 'b'] });
+    assert.deepEqual(textLines(bytes('a\r\n\r\n')), { lines: ['a'] });
+    assert.deepEqual(textLines(bytes('a\n\nb\n')), { lines: ['a', '', 'b'] });
+  });
+
+  it('an empty file, or one of blank lines only, has no lines', () => {
+    assert.deepEqual(textLines(new Uint8Array(0)), { lines: [] });
+    assert.deepEqual(textLines(bytes('\uFEFF')), { lines: [] });
+    assert.deepEqual(textLines(bytes('\n\r\n\n')), { lines: [] });
+  });
+
+  it('decodes multi-byte UTF-8', () => {
+    assert.deepEqual(textLines(bytes('风电场,北京\n')), { lines: ['风电场,北京'] });
+  });
+
+  it('names the line of the first invalid UTF-8 byte', () => {
+    const good = Buffer.from('a\nb\n');
+    assert.deepEqual(textLines(Buffer.concat([Buffer.from([0xff]), Buffer.from('\nb')])), { badLine: 1 });
+    assert.deepEqual(textLines(Buffer.concat([good, Buffer.from([0x63, 0xc3, 0x28]), Buffer.from('\nd\n')])), { badLine: 3 });
+    // a truncated multi-byte sequence at the very end
+    assert.deepEqual(textLines(Buffer.concat([good, Buffer.from('c\n'), Buffer.from([0xe9, 0xa3])])), { badLine: 4 });
+    // a truncated sequence right before a line end
+    assert.deepEqual(textLines(Buffer.concat([Buffer.from('x\n'), Buffer.from([0xe9]), Buffer.from('\ny\n')])), { badLine: 2 });
+    // overlong encoding and a lone surrogate are not UTF-8 either
+    assert.deepEqual(textLines(Buffer.concat([Buffer.from('x\n'), Buffer.from([0xc0, 0xaf])])), { badLine: 2 });
+    assert.deepEqual(textLines(Buffer.concat([Buffer.from('x\ny\n'), Buffer.from([0xed, 0xa0, 0x80])])), { badLine: 3 });
+  });
+});
