@@ -14,6 +14,8 @@ import { forecastRoute } from './routes/forecast.js';
 import { healthRoutes } from './routes/health.js';
 import { issuesRoute } from './routes/issues.js';
 
+const PLAIN_DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
+
 export interface AppOptions {
   readonly logger?: FastifyServerOptions['logger'];
 }
@@ -52,14 +54,20 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
     }
   });
   // An empty value would be coerced by the validator (to 0 for numbers): treat it as malformed.
+  // The validator also coerces hex, exponent, padded and Infinity texts to numbers, and skips its range
+  // checks for an infinite result: numbers must be plain, finite decimals.
   app.addHook('preValidation', async (req) => {
-    const props = (req.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined)?.properties;
+    const props = (req.routeOptions.schema?.querystring as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties;
     if (!props) return;
     const q = req.query as ParsedQuery;
     for (const name of Object.keys(props)) {
       const v = q[name];
       if (v === '' || (Array.isArray(v) && v.includes(''))) {
         throw new ApiError(CODES.BAD_PARAMETER, `Query parameter ${name} is empty.`);
+      }
+      const type = props[name]?.type;
+      if ((type === 'number' || type === 'integer') && typeof v === 'string' && !(PLAIN_DECIMAL.test(v) && Number.isFinite(Number(v)))) {
+        throw new ApiError(CODES.BAD_PARAMETER, `Query parameter ${name} must be a plain decimal number.`);
       }
     }
   });

@@ -51,5 +51,9 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       "default-src 'self'; base-uri 'self'; img-src 'self' data:; object-src 'none'; " +
       "script-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'self'",
   });
+  // The page links its assets relatively, so it must be read as /docs/ (trailing slashes are otherwise ignored).
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.url === '/docs' || req.url.startsWith('/docs?')) return reply.redirect('/docs/' + req.url.slice(5), 302);
+  });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
