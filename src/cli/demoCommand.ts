@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ALL_ELEMENTS } from '../domain/elementsParam.js';
 import { csvFileName, renderCsv } from '../domain/csvFormat.js';
+import { SeriesView } from '../domain/seriesView.js';
 import { formatIssue } from '../domain/time.js';
 import { demoFarmsCsv, DEMO_SITES } from '../demo/sites.js';
 import { demoIssues } from '../demo/sites.js';
@@ -27,7 +28,7 @@ export async function writeDemoFiles(dir: string, nowMs: number, runs: number, s
   for (const issueMs of demoIssues(nowMs, runs)) {
     const issue = formatIssue(issueMs);
     for (const site of DEMO_SITES) {
-      const csv = renderCsv(demoSeries(site, issueMs, seed), issueMs, ALL_ELEMENTS);
+      const csv = renderCsv(SeriesView.ofSeries(demoSeries(site, issueMs, seed)), issueMs, ALL_ELEMENTS);
       await writeFile(join(runsDir, csvFileName(site.farmId, issue)), csv);
     }
   }

@@ -4,8 +4,8 @@
  * Beijing date_time with offset, empty cell for a missing value.
  */
 import { ELEMENT_NAMES } from './elements.js';
-import { numberText } from './numberText.js';
-import { stepTime, type RunSeries } from './run.js';
+import { stepTime } from './run.js';
+import type { SeriesView } from './seriesView.js';
 import { formatBeijing } from './time.js';
 
 export function csvHeader(elements: readonly number[]): string {
@@ -14,19 +14,21 @@ export function csvHeader(elements: readonly number[]): string {
 
 /** Records [from, to) of a series as CSV text including the header. */
 export function renderCsv(
-  series: RunSeries,
+  view: SeriesView,
   issueMs: number,
   elements: readonly number[],
   from = 0,
-  to = series.steps.length,
+  to = view.length,
 ): string {
+  const texts = elements.map((e) => {
+    const out: string[] = new Array<string>(to - from);
+    view.texts(e, from, to, out, '');
+    return out;
+  });
   const lines: string[] = [csvHeader(elements)];
   for (let i = from; i < to; i++) {
-    let line = formatBeijing(stepTime(issueMs, series.steps[i]!));
-    for (const e of elements) {
-      const v = series.columns[e]![i]!;
-      line += ',' + (Number.isNaN(v) ? '' : numberText(v));
-    }
+    let line = formatBeijing(stepTime(issueMs, view.steps[i]!));
+    for (const col of texts) line += ',' + col[i - from];
     lines.push(line + '\n');
   }
   return lines.join('');

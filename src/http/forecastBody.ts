@@ -8,16 +8,21 @@ import type { ForecastPlan } from '../query/forecastQuery.js';
 
 export function forecastJson(plan: ForecastPlan, page: number, size: number): string {
   const { farm, run, issueMs, elements } = plan;
+  const view = run.view;
   const total = plan.to - plan.from;
   const slice = pageSlice(total, page, size);
+  const from = plan.from + slice.from;
+  const to = plan.from + slice.to;
   const keys = elements.map((e) => `,"${ELEMENT_NAMES[e]}":`);
+  const columns = elements.map((e) => {
+    const out: string[] = new Array<string>(to - from);
+    view.texts(e, from, to, out, 'null');
+    return out;
+  });
   const items: string[] = [];
-  for (let i = plan.from + slice.from; i < plan.from + slice.to; i++) {
-    let item = `{"date_time":"${formatBeijing(stepTime(issueMs, run.series.steps[i]!))}"`;
-    for (let j = 0; j < elements.length; j++) {
-      const v = run.series.columns[elements[j]!]![i]!;
-      item += keys[j] + (Number.isNaN(v) ? 'null' : numberText(v));
-    }
+  for (let i = from; i < to; i++) {
+    let item = `{"date_time":"${formatBeijing(stepTime(issueMs, view.steps[i]!))}"`;
+    for (let j = 0; j < columns.length; j++) item += keys[j] + columns[j]![i - from];
     items.push(item + '}');
   }
   return (

@@ -80,6 +80,6 @@ export async function planForecast(store: Store, rules: SiteRules, p: ForecastPa
   if (!run) throw notFound(`Issue ${issue} does not exist for site ${farm.farmId}.`);
   const issueMs = shape.issueMs ?? parseIssue(issue)!;
   const window = resolveWindow(issueMs, shape.startMs, shape.endMs);
-  const { from, to } = windowRecords(run.series.steps, issueMs, window);
+  const { from, to } = windowRecords(run.view.steps, issueMs, window);
   return { farm, run, issueMs, elements: shape.elements, from, to };
 }

@@ -18,6 +18,7 @@
  * - Lists are ordered: farms by farm_id ascending, issues newest first.
  */
 import type { RunSeries } from '../domain/run.js';
+import type { SeriesView } from '../domain/seriesView.js';
 
 export interface Farm {
   readonly farmId: string;
@@ -38,7 +39,8 @@ export interface NewRun {
 export interface StoredRun {
   readonly farmId: string;
   readonly issue: string;
-  readonly series: RunSeries;
+  /** The series, decoded on demand from the stored blob. */
+  readonly view: SeriesView;
   readonly revision: number;
   /** Epoch ms when this version was published. */
   readonly publishedAt: number;

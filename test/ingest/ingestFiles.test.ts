@@ -47,14 +47,14 @@ test('a bad replacement leaves the good earlier data untouched', async () => {
   const ok = await ingestRunFile(store, good);
   assert.equal(ok.ok, true);
   const before = await store.getRun('WF_A', '2026112012');
-  assert.equal(before!.series.steps.length, 1441);
+  assert.equal(before!.view.steps.length, 1441);
 
   const bad = write('WF_A_2026112012.csv', spoiled('2026112012', 1442, { value: () => 1 }), 'bad');
   const o = await ingestRunFile(store, bad);
   assert.equal(o.ok, false);
   const after = await store.getRun('WF_A', '2026112012');
   assert.equal(after!.revision, before!.revision);
-  assert.equal(after!.series.columns[0]![700], cellValue('2026112012', 700, 0));
+  assert.equal(after!.view.toSeries().columns[0]![700], cellValue('2026112012', 700, 0));
 });
 
 test('a good replacement replaces the whole run', async () => {
@@ -62,8 +62,8 @@ test('a good replacement replaces the whole run', async () => {
   const o = await ingestRunFile(store, f);
   assert.ok(o.ok);
   const run = await store.getRun('WF_A', '2026112012');
-  assert.deepEqual([...run!.series.steps], [0, 4, 8]);
-  assert.equal(run!.series.columns[3]![2], 11);
+  assert.deepEqual([...run!.view.steps], [0, 4, 8]);
+  assert.equal(run!.view.toSeries().columns[3]![2], 11);
 });
 
 test('a run of an unregistered farm is rejected, naming the farm', async () => {

@@ -110,7 +110,7 @@ export function storeConformance(adapter: string, open: () => Promise<StoreHarne
       assert.ok(got);
       assert.equal(got.revision, p1.revision);
       assert.equal(got.publishedAt, p1.publishedAt);
-      assertSameSeries(got.series, s1);
+      assertSameSeries(got.view.toSeries(), s1);
       assert.equal(await store.getRun('A1', '2026112012'), undefined);
     });
 
@@ -120,7 +120,7 @@ export function storeConformance(adapter: string, open: () => Promise<StoreHarne
       const p = await store.putRun({ farmId: 'A1', issue: '2026112000', series: s2 });
       assert.ok(p.revision > old!.revision);
       const got = await store.getRun('A1', '2026112000');
-      assertSameSeries(got!.series, s2);
+      assertSameSeries(got!.view.toSeries(), s2);
     });
 
     test('latestIssue and listIssues: newest first, farms counted per run, filter by farm', async () => {
@@ -150,7 +150,7 @@ export function storeConformance(adapter: string, open: () => Promise<StoreHarne
         const p = await other.putRun({ farmId: 'D4', issue: '2026112100', series: s });
         const got = await store.getRun('D4', '2026112100');
         assert.equal(got?.revision, p.revision);
-        assertSameSeries(got!.series, s);
+        assertSameSeries(got!.view.toSeries(), s);
         await other.upsertFarms([farm('F6', 1, 2)]);
         assert.ok(await store.getFarm('F6'));
       } finally {

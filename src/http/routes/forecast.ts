@@ -42,7 +42,7 @@ export function forecastRoute(app: FastifyInstance, ctx: AppContext): void {
         return reply
           .type('text/csv; charset=utf-8')
           .header('content-disposition', `attachment; filename="${csvFileName(plan.farm.farmId, plan.run.issue)}"`)
-          .send(renderCsv(plan.run.series, plan.issueMs, plan.elements, plan.from, plan.to));
+          .send(renderCsv(plan.run.view, plan.issueMs, plan.elements, plan.from, plan.to));
       }
       return reply.type(JSON_TYPE).send(forecastJson(plan, q.page ?? 1, q.size ?? FORECAST_PAGE.defaultSize));
     },

@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { decodeSeries, encodeSeries } from '../../domain/codec.js';
+import { encodeSeries, openSeries } from '../../domain/codec.js';
 import {
   UnknownFarmError,
   type Box,
@@ -143,7 +143,7 @@ export function openSqliteStore(path: string): Store {
       return {
         farmId,
         issue,
-        series: decodeSeries(row.series),
+        view: openSeries(row.series),
         revision: row.revision,
         publishedAt: row.published_at,
       };

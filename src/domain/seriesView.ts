@@ -1,0 +1,176 @@
+/**
+ * Random access into an encoded series (format 2, see codec.ts): the grid steps
+ * are decoded once; values are decoded per chunk and column only when asked.
+ */
+import { ELEMENT_COUNT } from './elements.js';
+import { scaledText } from './decimalText.js';
+import { numberText } from './numberText.js';
+import { emptySeries, type RunSeries } from './run.js';
+import { ByteReader, unzigzag } from './varint.js';
+
+/** Records per chunk: one day of 15-minute steps, the default page. */
+export const CHUNK = 96;
+export const MODE_SCALED = 0;
+export const MODE_RAW = 1;
+export const MODE_ALL_MISSING = 2;
+
+const POW10 = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000];
+
+export class SeriesView {
+  private constructor(
+    readonly steps: Uint16Array,
+    private readonly modes: Uint8Array,
+    private readonly decimals: Uint8Array,
+    private readonly bitmaps: (Uint8Array | undefined)[],
+    /** Scaled columns: absolute blob offset of each chunk, plus the end. */
+    private readonly chunkStarts: (Int32Array | undefined)[],
+    /** Raw columns: the values. */
+    private readonly raws: (Float64Array | undefined)[],
+    private readonly buf: Uint8Array,
+    /** Bytes this view keeps alive (for cache accounting). */
+    readonly byteSize: number,
+  ) {}
+
+  get length(): number {
+    return this.steps.length;
+  }
+
+  static parse(r: ByteReader): SeriesView {
+    const n = r.varint();
+    if (n > 1441) throw new Error('series blob claims too many records');
+    const steps = new Uint16Array(n);
+    let prev = -1;
+    for (let i = 0; i < n; i++) {
+      const k = i === 0 ? r.varint() : prev + 1 + r.varint();
+      if (k > 65535) throw new Error('series blob has a step out of range');
+      steps[i] = k;
+      prev = k;
+    }
+    const modes = new Uint8Array(ELEMENT_COUNT);
+    const decimals = new Uint8Array(ELEMENT_COUNT);
+    const hasMissing: boolean[] = [];
+    for (let e = 0; e < ELEMENT_COUNT; e++) {
+      const h = r.byte();
+      modes[e] = h >> 4;
+      decimals[e] = h & 7;
+      hasMissing.push((h & 8) !== 0);
+      if (modes[e]! > MODE_ALL_MISSING || decimals[e]! > 6) throw new Error('series blob has a bad column head');
+    }
+    const bitmaps: (Uint8Array | undefined)[] = [];
+    for (let e = 0; e < ELEMENT_COUNT; e++) bitmaps.push(hasMissing[e] ? r.bytes((n + 7) >> 3) : undefined);
+    const chunks = Math.ceil(n / CHUNK);
+    const lengths: number[][] = [];
+    for (let e = 0; e < ELEMENT_COUNT; e++) {
+      const l: number[] = [];
+      if (modes[e] === MODE_SCALED) for (let c = 0; c < chunks; c++) l.push(r.varint());
+      lengths.push(l);
+    }
+    const chunkStarts: (Int32Array | undefined)[] = [];
+    const raws: (Float64Array | undefined)[] = [];
+    let at = r.pos;
+    for (let e = 0; e < ELEMENT_COUNT; e++) {
+      if (modes[e] === MODE_SCALED) {
+        const starts = new Int32Array(chunks + 1);
+        for (let c = 0; c < chunks; c++) {
+          starts[c] = at;
+          at += lengths[e]![c]!;
+        }
+        starts[chunks] = at;
+        chunkStarts.push(starts);
+        raws.push(undefined);
+      } else if (modes[e] === MODE_RAW) {
+        const bytes = r.buf.slice(at, at + 8 * n);
+        if (bytes.length !== 8 * n) throw new Error('series blob is truncated');
+        raws.push(new Float64Array(bytes.buffer, 0, n));
+        chunkStarts.push(undefined);
+        at += 8 * n;
+      } else {
+        chunkStarts.push(undefined);
+        raws.push(undefined);
+      }
+    }
+    if (at !== r.end) throw new Error('series blob has the wrong length');
+    return new SeriesView(steps, modes, decimals, bitmaps, chunkStarts, raws, r.buf, r.buf.length + 2 * n + 64 * ELEMENT_COUNT);
+  }
+
+  /** A view over an already decoded series (older blob formats): every column raw. */
+  static ofSeries(s: RunSeries): SeriesView {
+    const modes = new Uint8Array(ELEMENT_COUNT).fill(MODE_RAW);
+    const raws = s.columns.map((c) => Float64Array.from(c));
+    return new SeriesView(
+      Uint16Array.from(s.steps),
+      modes,
+      new Uint8Array(ELEMENT_COUNT),
+      raws.map(() => undefined),
+      raws.map(() => undefined),
+      raws,
+      new Uint8Array(0),
+      s.steps.length * (2 + 8 * ELEMENT_COUNT),
+    );
+  }
+
+  private present(e: number, i: number): boolean {
+    const b = this.bitmaps[e];
+    return b === undefined || (b[i >> 3]! & (1 << (i & 7))) !== 0;
+  }
+
+  /**
+   * Calls visit(i, s) for each present record i in [from, to) of a scaled
+   * column with its scaled integer s, in order.
+   */
+  private scan(e: number, from: number, to: number, visit: (i: number, s: number) => void): void {
+    const starts = this.chunkStarts[e]!;
+    const n = this.steps.length;
+    for (let c = Math.floor(from / CHUNK); c * CHUNK < to; c++) {
+      const r = new ByteReader(this.buf, starts[c]!, starts[c + 1]!);
+      let last = 0;
+      const end = Math.min(to, (c + 1) * CHUNK, n);
+      for (let i = c * CHUNK; i < end; i++) {
+        if (!this.present(e, i)) continue;
+        last += unzigzag(r.varint());
+        if (i >= from) visit(i, last);
+      }
+    }
+  }
+
+  /** Values of column e for records [from, to) into out[0 ...], NaN where missing. */
+  values(e: number, from: number, to: number, out: Float64Array): void {
+    const mode = this.modes[e];
+    if (mode === MODE_ALL_MISSING) {
+      out.fill(NaN, 0, to - from);
+    } else if (mode === MODE_RAW) {
+      out.set(this.raws[e]!.subarray(from, to));
+    } else {
+      out.fill(NaN, 0, to - from);
+      const p = POW10[this.decimals[e]!]!;
+      this.scan(e, from, to, (i, s) => (out[i - from] = s / p));
+    }
+  }
+
+  /**
+   * Number text of column e for records [from, to) into out[0 ...], `missing`
+   * where a value is missing. The text parses back to the stored double.
+   */
+  texts(e: number, from: number, to: number, out: string[], missing: string): void {
+    const mode = this.modes[e];
+    for (let i = 0; i < to - from; i++) out[i] = missing;
+    if (mode === MODE_RAW) {
+      const raw = this.raws[e]!;
+      for (let i = from; i < to; i++) {
+        const v = raw[i]!;
+        if (!Number.isNaN(v)) out[i - from] = numberText(v);
+      }
+    } else if (mode === MODE_SCALED) {
+      const d = this.decimals[e]!;
+      this.scan(e, from, to, (i, s) => (out[i - from] = scaledText(s, d)));
+    }
+  }
+
+  toSeries(): RunSeries {
+    const n = this.steps.length;
+    const s = emptySeries(n);
+    s.steps.set(this.steps);
+    for (let e = 0; e < ELEMENT_COUNT; e++) this.values(e, 0, n, s.columns[e]!);
+    return s;
+  }
+}
