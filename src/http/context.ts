@@ -2,8 +2,20 @@
 import type { SiteRules } from '../query/siteLookup.js';
 import type { Store } from '../store/store.js';
 
+export interface CacheSettings {
+  /** Bound of the cache of runs (compact blobs and views), MB. */
+  readonly seriesMb: number;
+  /** Bound of the cache of rendered bodies (with their compressed variants), MB. */
+  readonly bodyMb: number;
+  /** max-age, seconds, of a forecast whose run is implied (the latest). */
+  readonly latestMaxAgeS: number;
+}
+
+export const DEFAULT_CACHE: CacheSettings = Object.freeze({ seriesMb: 64, bodyMb: 64, latestMaxAgeS: 60 });
+
 export interface AppContext {
   readonly store: Store;
   readonly rules: SiteRules;
   readonly version: string;
+  readonly cache?: CacheSettings;
 }

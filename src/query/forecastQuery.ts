@@ -6,7 +6,8 @@ import { parseElements } from '../domain/elementsParam.js';
 import { badParameter, notFound } from '../domain/errors.js';
 import { parseDateTime, parseIssue } from '../domain/time.js';
 import { resolveWindow, windowRecords } from '../domain/window.js';
-import type { Farm, Store, StoredRun } from '../store/store.js';
+import type { Farm, StoredRun } from '../store/store.js';
+import type { ReadSource } from './readModel.js';
 import { farmById, farmNear, type SiteRules } from './siteLookup.js';
 
 export interface ForecastParams {
@@ -68,7 +69,7 @@ function checkShape(p: ForecastParams): { issueMs?: number; startMs?: number; en
   return { issueMs, startMs, endMs, elements: parseElements(p.elements) };
 }
 
-export async function planForecast(store: Store, rules: SiteRules, p: ForecastParams): Promise<ForecastPlan> {
+export async function planForecast(store: ReadSource, rules: SiteRules, p: ForecastParams): Promise<ForecastPlan> {
   const shape = checkShape(p);
   const farm = p.farmId !== undefined ? await farmById(store, p.farmId) : await farmNear(store, rules, p.lat!, p.lon!);
   let issue = p.issue;

@@ -4,19 +4,21 @@ import { boundingDegrees, distanceKm, inRange, type RangeBox } from '../domain/g
 import { numberText } from '../domain/numberText.js';
 import type { Farm, Store } from '../store/store.js';
 
+type SiteSource = Pick<Store, 'getFarm' | 'farmsInBox'>;
+
 export interface SiteRules {
   readonly range: RangeBox;
   readonly matchRadiusKm: number;
 }
 
-export async function farmById(store: Store, farmId: string): Promise<Farm> {
+export async function farmById(store: SiteSource, farmId: string): Promise<Farm> {
   const farm = await store.getFarm(farmId);
   if (!farm) throw notFound(`farm_id "${farmId.slice(0, 64)}" is not a registered site.`);
   return farm;
 }
 
 /** The registered site nearest to (lat, lon) within the match radius; ties go to the smaller farm_id. */
-export async function farmNear(store: Store, rules: SiteRules, lat: number, lon: number): Promise<Farm> {
+export async function farmNear(store: SiteSource, rules: SiteRules, lat: number, lon: number): Promise<Farm> {
   if (!inRange(rules.range, lat, lon)) {
     const r = rules.range;
     throw outOfRange(

@@ -16,6 +16,10 @@
  * - Reads see every publication committed before the read began, also those
  *   made by other processes on the same store.
  * - Lists are ordered: farms by farm_id ascending, issues newest first.
+ * - A batch of farms also takes one revision from the same sequence as runs, so
+ *   changesSince(r) returns every farm and run written after revision r.
+ * - changeToken() is cheap enough to call on every request and differs from its
+ *   previous value whenever anything was committed in between, by any process.
  */
 import type { RunSeries } from '../domain/run.js';
 import type { SeriesView } from '../domain/seriesView.js';
@@ -69,6 +73,19 @@ export interface Box {
   readonly lonMax: number;
 }
 
+export interface RunChange {
+  readonly farmId: string;
+  readonly issue: string;
+  readonly revision: number;
+}
+
+export interface Changes {
+  /** The highest revision covered. */
+  readonly revision: number;
+  readonly farms: readonly Farm[];
+  readonly runs: readonly RunChange[];
+}
+
 export class UnknownFarmError extends Error {
   constructor(readonly farmId: string) {
     super(`farm_id "${farmId}" is not registered; import it with "forecastd farms import" first`);
@@ -90,6 +107,13 @@ export interface Store {
   latestIssue(farmId: string): Promise<string | undefined>;
   /** Issues newest first; with farmId only those holding data for that farm. */
   listIssues(farmId: string | undefined, offset: number, limit: number): Promise<Page<IssueSummary>>;
+
+  /** A token that changes whenever anything was committed since it was last read. */
+  changeToken(): Promise<string>;
+  /** The current revision and every farm. */
+  snapshot(): Promise<{ revision: number; farms: readonly Farm[] }>;
+  /** Farms and runs written with a revision greater than `since`. */
+  changesSince(since: number): Promise<Changes>;
 
   /** Resolves when the store answers; rejects otherwise. */
   ping(): Promise<void>;

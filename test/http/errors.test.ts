@@ -170,7 +170,7 @@ describe('internal errors', () => {
     });
 
   test('a store failure is 500 50000 without stack, SQL or path', async () => {
-    const broken = await testApp(failing('getFarm'));
+    const broken = await testApp(failing('getRun'));
     try {
       const res = (await broken.inject('/api/v1/forecast?farm_id=WF_A')) as unknown as InjectResult;
       const message = assertError(res, 500, CODES.INTERNAL.code);

@@ -158,6 +158,43 @@ export function storeConformance(adapter: string, open: () => Promise<StoreHarne
       }
     });
 
+    test('changeToken moves on every commit, own or another handle\'s, and not on reads', async () => {
+      const other = await h.openAnother();
+      try {
+        const t0 = await store.changeToken();
+        await store.getRun('A1', '2026112000');
+        await store.listFarms(0, 10);
+        assert.equal(await store.changeToken(), t0);
+        await store.putRun({ farmId: 'A1', issue: '2026112300', series: series([0], 11) });
+        const t1 = await store.changeToken();
+        assert.notEqual(t1, t0);
+        await other.putRun({ farmId: 'B2', issue: '2026112300', series: series([0], 12) });
+        const t2 = await store.changeToken();
+        assert.notEqual(t2, t1);
+        await other.upsertFarms([farm('G7', 3, 4)]);
+        assert.notEqual(await store.changeToken(), t2);
+      } finally {
+        await other.close();
+      }
+    });
+
+    test('snapshot and changesSince report exactly what was written after a revision', async () => {
+      const snap = await store.snapshot();
+      assert.equal(snap.farms.length, await store.countFarms());
+      assert.deepEqual(snap.farms.map((f) => f.farmId), [...snap.farms.map((f) => f.farmId)].sort());
+      assert.deepEqual(await store.changesSince(snap.revision), { revision: snap.revision, farms: [], runs: [] });
+      const p1 = await store.putRun({ farmId: 'C3', issue: '2026112400', series: series([0], 13) });
+      await store.upsertFarms([farm('H8', 5, 6), { ...farm('A1', 30.5, 90.25), name: 'Again' }]);
+      const p2 = await store.putRun({ farmId: 'C3', issue: '2026112400', series: series([0, 1], 14) });
+      const ch = await store.changesSince(snap.revision);
+      assert.equal(ch.revision, p2.revision);
+      assert.deepEqual(ch.farms.map((f) => [f.farmId, f.name]), [['A1', 'Again'], ['H8', 'Site H8']]);
+      assert.deepEqual(ch.runs, [{ farmId: 'C3', issue: '2026112400', revision: p2.revision }]);
+      assert.ok(p1.revision < p2.revision);
+      const later = await store.changesSince(p2.revision);
+      assert.deepEqual(later, { revision: p2.revision, farms: [], runs: [] });
+    });
+
     test('revisions stay increasing across handles', async () => {
       const other = await h.openAnother();
       try {

@@ -31,4 +31,10 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   INSERT INTO counters (name, value) VALUES ('revision', 0);
   `,
+  // 2: revisions on farms too, and indexes that let readers fetch what changed since a revision.
+  `
+  ALTER TABLE farms ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX farms_revision ON farms (revision);
+  CREATE INDEX runs_revision ON runs (revision);
+  `,
 ];

@@ -64,10 +64,19 @@ export function openSqliteStore(path: string): Store {
 
   const q = {
     upsertFarm: db.prepare(
-      `INSERT INTO farms (farm_id, lat, lon, name, extra, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+      `INSERT INTO farms (farm_id, lat, lon, name, extra, updated_at, revision) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (farm_id) DO UPDATE SET lat = excluded.lat, lon = excluded.lon, name = excluded.name,
-         extra = excluded.extra, updated_at = excluded.updated_at`,
+         extra = excluded.extra, updated_at = excluded.updated_at, revision = excluded.revision`,
     ),
+    allFarms: db.prepare<[], FarmRow>('SELECT farm_id, lat, lon, name, extra FROM farms ORDER BY farm_id'),
+    farmsSince: db.prepare<[number], FarmRow>(
+      'SELECT farm_id, lat, lon, name, extra FROM farms WHERE revision > ? ORDER BY farm_id',
+    ),
+    runsSince: db.prepare<[number], { farm_id: string; issue: string; revision: number }>(
+      'SELECT farm_id, issue, revision FROM runs WHERE revision > ? ORDER BY revision',
+    ),
+    revision: db.prepare<[], { value: number }>(`SELECT value FROM counters WHERE name = 'revision'`),
+    dataVersion: db.prepare('PRAGMA data_version').pluck(),
     getFarm: db.prepare<[string], FarmRow>('SELECT farm_id, lat, lon, name, extra FROM farms WHERE farm_id = ?'),
     listFarms: db.prepare<[number, number], FarmRow>(
       'SELECT farm_id, lat, lon, name, extra FROM farms ORDER BY farm_id LIMIT ? OFFSET ?',
@@ -104,10 +113,20 @@ export function openSqliteStore(path: string): Store {
   };
 
   const upsertFarms = db.transaction((farms: readonly Farm[], now: number) => {
+    const revision = q.nextRevision.get()!.value;
     for (const f of farms) {
-      q.upsertFarm.run(f.farmId, f.lat, f.lon, f.name, JSON.stringify(f.extra), now);
+      q.upsertFarm.run(f.farmId, f.lat, f.lon, f.name, JSON.stringify(f.extra), now, revision);
     }
   });
+  // PRAGMA data_version only moves for other connections' commits; count our own.
+  let ownWrites = 0;
+  // A read snapshot across two statements, so the revision matches the rows.
+  const snapshot = db.transaction(() => ({ revision: q.revision.get()!.value, farms: q.allFarms.all().map(toFarm) }));
+  const changesSince = db.transaction((since: number) => ({
+    revision: q.revision.get()!.value,
+    farms: q.farmsSince.all(since).map(toFarm),
+    runs: q.runsSince.all(since).map((r) => ({ farmId: r.farm_id, issue: r.issue, revision: r.revision })),
+  }));
 
   const putRun = db.transaction((run: NewRun, blob: Uint8Array, now: number): Publication => {
     if (q.getFarm.get(run.farmId) === undefined) throw new UnknownFarmError(run.farmId);
@@ -119,6 +138,7 @@ export function openSqliteStore(path: string): Store {
   return {
     async upsertFarms(farms) {
       upsertFarms.immediate(farms, Date.now());
+      ownWrites++;
     },
     async getFarm(farmId) {
       const row = q.getFarm.get(farmId);
@@ -135,7 +155,9 @@ export function openSqliteStore(path: string): Store {
     },
     async putRun(run) {
       const blob = encodeSeries(run.series);
-      return putRun.immediate(run, blob, Date.now());
+      const pub = putRun.immediate(run, blob, Date.now());
+      ownWrites++;
+      return pub;
     },
     async getRun(farmId, issue): Promise<StoredRun | undefined> {
       const row = q.getRun.get(farmId, issue);
@@ -156,6 +178,15 @@ export function openSqliteStore(path: string): Store {
         return { total: q.countIssues.get()!.n, items: q.listIssues.all(limit, offset) };
       }
       return { total: q.countFarmIssues.get(farmId)!.n, items: q.listFarmIssues.all(farmId, limit, offset) };
+    },
+    async changeToken() {
+      return `${String(q.dataVersion.get())}:${ownWrites}`;
+    },
+    async snapshot() {
+      return snapshot.deferred();
+    },
+    async changesSince(since) {
+      return changesSince.deferred(since);
     },
     async ping() {
       q.ping.get();

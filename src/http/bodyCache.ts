@@ -1,0 +1,49 @@
+/**
+ * Rendered forecast bodies, keyed by the normalised query (which includes the
+ * run's revision, so a replaced run's bodies are never found again), each with
+ * its compressed variants made once, on first demand.
+ */
+import { SizedLru } from '../cache/lru.js';
+import { compress, MIN_COMPRESS_BYTES, type Coding } from './conditional.js';
+
+export interface CachedBody {
+  readonly identity: Buffer;
+  gzip?: Buffer;
+  br?: Buffer;
+}
+
+export class BodyCache {
+  private readonly lru: SizedLru<string, CachedBody>;
+
+  constructor(capacityBytes: number) {
+    this.lru = new SizedLru(capacityBytes, (b) => 256 + b.identity.length + (b.gzip?.length ?? 0) + (b.br?.length ?? 0));
+  }
+
+  /** The body for the key, rendering it on a miss. */
+  body(key: string, render: () => string): CachedBody {
+    let entry = this.lru.get(key);
+    if (!entry) {
+      entry = { identity: Buffer.from(render()) };
+      this.lru.set(key, entry);
+    }
+    return entry;
+  }
+
+  /** The bytes to send in the coding, and the coding actually used. */
+  encoded(key: string, entry: CachedBody, wanted: Coding): { bytes: Buffer; coding: Coding } {
+    if (wanted === 'identity' || entry.identity.length < MIN_COMPRESS_BYTES) {
+      return { bytes: entry.identity, coding: 'identity' };
+    }
+    let bytes = entry[wanted];
+    if (!bytes) {
+      bytes = compress(entry.identity, wanted);
+      entry[wanted] = bytes;
+      this.lru.resize(key);
+    }
+    return { bytes, coding: wanted };
+  }
+
+  stats(): { entries: number; bytes: number } {
+    return { entries: this.lru.size, bytes: this.lru.bytes };
+  }
+}

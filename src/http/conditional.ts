@@ -1,0 +1,80 @@
+/**
+ * HTTP validators and content codings for forecast bodies: strong ETags derived
+ * from the run's revision and the normalised query, If-None-Match, and the
+ * choice of gzip or brotli from Accept-Encoding.
+ */
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+
+export type Coding = 'identity' | 'gzip' | 'br';
+
+/** Bodies smaller than this are sent as they are: compression would not pay. */
+export const MIN_COMPRESS_BYTES = 1024;
+
+/** 32-bit FNV-1a of a string, as base 36. */
+export function hash36(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(36);
+}
+
+/** The entity tag of a representation: one per (run revision, normalised query), per coding. */
+export function entityTag(revision: number, key: string, coding: Coding): string {
+  const base = `${revision.toString(36)}-${hash36(key)}`;
+  return coding === 'identity' ? `"${base}"` : `"${base}-${coding === 'gzip' ? 'gz' : 'br'}"`;
+}
+
+/**
+ * Whether If-None-Match names this resource's current representation in any
+ * coding (the comparison for If-None-Match is weak, so W/ and the coding suffix
+ * are ignored).
+ */
+export function matchesIfNoneMatch(header: string | undefined, revision: number, key: string): boolean {
+  if (header === undefined) return false;
+  const base = `${revision.toString(36)}-${hash36(key)}`;
+  for (const raw of header.split(',')) {
+    const t = raw.trim();
+    if (t === '*') return true;
+    const tag = (t.startsWith('W/') ? t.slice(2) : t).replace(/^"|"$/g, '');
+    if (tag === base || tag === `${base}-gz` || tag === `${base}-br`) return true;
+  }
+  return false;
+}
+
+/** The coding to use for a client's Accept-Encoding: br, then gzip, else identity. */
+export function chooseCoding(acceptEncoding: string | undefined): Coding {
+  if (!acceptEncoding) return 'identity';
+  let br = 0;
+  let gzip = 0;
+  let star = -1;
+  for (const part of acceptEncoding.split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const qp = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const q = qp === undefined ? 1 : Number(qp.slice(2));
+    if (!Number.isFinite(q)) continue;
+    if (name === 'br') br = q;
+    else if (name === 'gzip' || name === 'x-gzip') gzip = q;
+    else if (name === '*') star = q;
+  }
+  if (star > 0) {
+    if (br === 0 && !/\bbr\b/i.test(acceptEncoding)) br = star;
+    if (gzip === 0 && !/gzip/i.test(acceptEncoding)) gzip = star;
+  }
+  if (br > 0 && br >= gzip) return 'br';
+  if (gzip > 0) return 'gzip';
+  return 'identity';
+}
+
+export function compress(body: Buffer, coding: 'gzip' | 'br'): Buffer {
+  return coding === 'gzip'
+    ? gzipSync(body, { level: 6 })
+    : brotliCompressSync(body, {
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: 5,
+          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+          [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+        },
+      });
+}

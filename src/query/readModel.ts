@@ -1,0 +1,110 @@
+/**
+ * The in-memory read side of a store for the forecast path: every farm, the
+ * latest issue per farm, and a bounded LRU of runs (their compact blobs with
+ * parsed views). One cheap change check per request keeps it exact: when the
+ * store's change token moves, the farms and runs written since the last seen
+ * revision are fetched and only those entries are replaced or dropped. So a
+ * replaced run is never served from here once its replacement is committed.
+ */
+import { SizedLru } from '../cache/lru.js';
+import type { Box, Farm, Store, StoredRun } from '../store/store.js';
+
+/** What forecast planning reads; the store itself also provides it. */
+export type ReadSource = Pick<Store, 'getFarm' | 'farmsInBox' | 'latestIssue' | 'getRun'>;
+
+const runKey = (farmId: string, issue: string): string => `${farmId}\u0000${issue}`;
+
+export class ReadModel implements ReadSource {
+  private token = '';
+  private revision = -1;
+  private farms = new Map<string, Farm>();
+  private byLat: Farm[] = [];
+  /** farm_id -> newest issue holding data; null = none. Absent = not yet asked. */
+  private readonly latest = new Map<string, string | null>();
+  private readonly runs: SizedLru<string, StoredRun>;
+  private pending: Promise<void> | undefined;
+
+  constructor(
+    private readonly store: Store,
+    cacheBytes: number,
+  ) {
+    this.runs = new SizedLru(cacheBytes, (r) => r.view.byteSize + 200);
+  }
+
+  /** Brings the model up to date with every commit made before this call. */
+  sync(): Promise<void> {
+    this.pending ??= this.refresh().finally(() => (this.pending = undefined));
+    return this.pending;
+  }
+
+  private async refresh(): Promise<void> {
+    const token = await this.store.changeToken();
+    if (token === this.token) return;
+    if (this.revision < 0) {
+      const snap = await this.store.snapshot();
+      this.farms = new Map(snap.farms.map((f) => [f.farmId, f]));
+      this.revision = snap.revision;
+    } else {
+      const ch = await this.store.changesSince(this.revision);
+      for (const f of ch.farms) this.farms.set(f.farmId, f);
+      for (const r of ch.runs) {
+        this.runs.delete(runKey(r.farmId, r.issue));
+        const known = this.latest.get(r.farmId);
+        if (known === null || (known !== undefined && r.issue > known)) this.latest.set(r.farmId, r.issue);
+      }
+      this.revision = ch.revision;
+      if (ch.farms.length === 0) {
+        this.token = token;
+        return;
+      }
+    }
+    this.byLat = [...this.farms.values()].sort((a, b) => a.lat - b.lat);
+    this.token = token;
+  }
+
+  async getFarm(farmId: string): Promise<Farm | undefined> {
+    return this.farms.get(farmId);
+  }
+
+  async farmsInBox(box: Box): Promise<readonly Farm[]> {
+    const a = this.byLat;
+    let lo = 0;
+    let hi = a.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (a[mid]!.lat < box.latMin) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: Farm[] = [];
+    for (let i = lo; i < a.length && a[i]!.lat <= box.latMax; i++) {
+      const f = a[i]!;
+      if (f.lon >= box.lonMin && f.lon <= box.lonMax) out.push(f);
+    }
+    return out.sort((x, y) => (x.farmId < y.farmId ? -1 : x.farmId > y.farmId ? 1 : 0));
+  }
+
+  async latestIssue(farmId: string): Promise<string | undefined> {
+    const known = this.latest.get(farmId);
+    if (known !== undefined) return known ?? undefined;
+    const seen = this.revision;
+    const issue = await this.store.latestIssue(farmId);
+    // A refresh during the read may have applied changes this answer predates: then don't keep it.
+    if (this.revision === seen) this.latest.set(farmId, issue ?? null);
+    return issue;
+  }
+
+  async getRun(farmId: string, issue: string): Promise<StoredRun | undefined> {
+    const key = runKey(farmId, issue);
+    const hit = this.runs.get(key);
+    if (hit) return hit;
+    const seen = this.revision;
+    const run = await this.store.getRun(farmId, issue);
+    if (run && this.revision === seen) this.runs.set(key, run);
+    return run;
+  }
+
+  /** Entries and bytes held, for diagnostics. */
+  stats(): { runs: number; runBytes: number; farms: number } {
+    return { runs: this.runs.size, runBytes: this.runs.bytes, farms: this.farms.size };
+  }
+}
