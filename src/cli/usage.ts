@@ -42,6 +42,10 @@ ${DB}
   --range LON0,LAT0,LON1,LAT1
                          service range box for coordinate queries (default 70,0,140,60)
   --match-radius-km KM   a point is served by the nearest site within this radius (default 5)
+  --workers N            processes serving the port (node:cluster; default: the number of cores)
+  --series-cache-mb MB   bound of the in-memory cache of runs per process (default 64)
+  --body-cache-mb MB     bound of the cache of rendered response bodies per process (default 64)
+  --latest-max-age S     Cache-Control max-age when the latest run is implied (default 60)
   --log-level LEVEL      fatal, error, warn, info, debug (default warn); logs go to stderr
   -h, --help             show this help
 `,

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { cellValue, farmsCsv, runCsv, tempDir } from '../helpers/fixtures.js';
-import { runCli, serve } from '../helpers/cli.js';
+import { childPids, runCli, serve } from '../helpers/cli.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -113,5 +113,22 @@ describe('farms import, ingest, serve, SIGTERM', () => {
       const code = await s.stop();
       assert.equal(code, 0, s.stderr());
     }
+  });
+
+  test('serve --workers 2 shares one port between two processes, and SIGTERM stops them all with 0', async () => {
+    const s = await serve(['--db', db, '--workers', '2']);
+    let pids: number[] = [];
+    try {
+      const bodies = await Promise.all(
+        Array.from({ length: 20 }, () => fetch(`${s.base}/api/v1/forecast?farm_id=WF_A&size=1&issue=2026112000`).then((r) => r.text())),
+      );
+      assert.equal(new Set(bodies).size, 1);
+      assert.equal(JSON.parse(bodies[0]!).code, 0);
+      pids = childPids(s.child.pid!);
+      assert.equal(pids.length, 2, 'two workers');
+    } finally {
+      assert.equal(await s.stop(), 0, s.stderr());
+    }
+    for (const pid of pids) assert.throws(() => process.kill(pid, 0), 'worker gone');
   });
 });

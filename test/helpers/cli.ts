@@ -1,5 +1,5 @@
 /** Running the real command line (bin/forecastd.js) in tests. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../../../bin/forecastd.js', import.meta.url));
@@ -66,4 +66,10 @@ export function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Serv
       reject(new Error(`serve exited with ${code}: ${err}`));
     });
   });
+}
+
+/** Process ids of the direct children of a process (Linux). */
+export function childPids(pid: number): number[] {
+  const out = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' });
+  return out.split('\n').map((l) => Number(l.trim())).filter((n) => n > 0);
 }
