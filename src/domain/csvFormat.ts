@@ -4,9 +4,8 @@
  * Beijing date_time with offset, empty cell for a missing value.
  */
 import { ELEMENT_NAMES } from './elements.js';
-import { stepTime } from './run.js';
+import { gridTexts } from './dateTexts.js';
 import type { SeriesView } from './seriesView.js';
-import { formatBeijing } from './time.js';
 
 export function csvHeader(elements: readonly number[]): string {
   return ['date_time', ...elements.map((e) => ELEMENT_NAMES[e]!)].join(',') + '\n';
@@ -25,9 +24,10 @@ export function renderCsv(
     view.texts(e, from, to, out, '');
     return out;
   });
+  const dates = gridTexts(issueMs);
   const lines: string[] = [csvHeader(elements)];
   for (let i = from; i < to; i++) {
-    let line = formatBeijing(stepTime(issueMs, view.steps[i]!));
+    let line = dates[view.steps[i]!]!;
     for (const col of texts) line += ',' + col[i - from];
     lines.push(line + '\n');
   }

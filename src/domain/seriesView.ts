@@ -5,8 +5,8 @@
 import { ELEMENT_COUNT } from './elements.js';
 import { scaledText } from './decimalText.js';
 import { numberText } from './numberText.js';
-import { emptySeries, type RunSeries } from './run.js';
-import { ByteReader, unzigzag } from './varint.js';
+import { emptySeries, MAX_STEP, type RunSeries } from './run.js';
+import { ByteReader } from './varint.js';
 
 /** Records per chunk: one day of 15-minute steps, the default page. */
 export const CHUNK = 96;
@@ -42,7 +42,7 @@ export class SeriesView {
     let prev = -1;
     for (let i = 0; i < n; i++) {
       const k = i === 0 ? r.varint() : prev + 1 + r.varint();
-      if (k > 65535) throw new Error('series blob has a step out of range');
+      if (k > MAX_STEP) throw new Error('series blob has a step out of range');
       steps[i] = k;
       prev = k;
     }
@@ -116,18 +116,33 @@ export class SeriesView {
 
   /**
    * Calls visit(i, s) for each present record i in [from, to) of a scaled
-   * column with its scaled integer s, in order.
+   * column with its scaled integer s, in order. Hot path: varints inline.
    */
   private scan(e: number, from: number, to: number, visit: (i: number, s: number) => void): void {
     const starts = this.chunkStarts[e]!;
+    const bitmap = this.bitmaps[e];
+    const buf = this.buf;
     const n = this.steps.length;
     for (let c = Math.floor(from / CHUNK); c * CHUNK < to; c++) {
-      const r = new ByteReader(this.buf, starts[c]!, starts[c + 1]!);
+      let pos = starts[c]!;
+      const stop = starts[c + 1]!;
       let last = 0;
       const end = Math.min(to, (c + 1) * CHUNK, n);
       for (let i = c * CHUNK; i < end; i++) {
-        if (!this.present(e, i)) continue;
-        last += unzigzag(r.varint());
+        if (bitmap !== undefined && (bitmap[i >> 3]! & (1 << (i & 7))) === 0) continue;
+        if (pos >= stop) throw new Error('series blob is truncated');
+        let b = buf[pos++]!;
+        let z = b & 127;
+        if (b >= 128) {
+          let mul = 128;
+          do {
+            if (pos >= stop) throw new Error('series blob is truncated');
+            b = buf[pos++]!;
+            z += (b & 127) * mul;
+            mul *= 128;
+          } while (b >= 128);
+        }
+        last += z % 2 === 0 ? z / 2 : -(z + 1) / 2;
         if (i >= from) visit(i, last);
       }
     }

@@ -24,6 +24,8 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   let closing = false;
   const app = Fastify({
     logger: opts.logger ?? false,
+    // Access logs belong to the proxy in front; per-request log lines would cost more than the request.
+    disableRequestLogging: true,
     // While draining, answer new requests with our own 503 envelope (hook below), not the framework's body.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQuery },
@@ -40,36 +42,39 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   });
   registerErrorHandling(app);
 
-  app.addHook('onRequest', async (req, reply) => {
+  // Callback-style hooks: they run on every request, and async ones cost a promise each.
+  app.addHook('onRequest', (req, reply, done) => {
     if (closing) {
       reply.header('connection', 'close');
-      throw new ApiError(CODES.UNAVAILABLE, 'The server is shutting down; retry on another instance.');
+      done(new ApiError(CODES.UNAVAILABLE, 'The server is shutting down; retry on another instance.'));
+      return;
     }
     const bad = (req.query as ParsedQuery)[MALFORMED];
-    if (bad !== undefined) {
-      throw new ApiError(
-        CODES.BAD_PARAMETER,
-        `Query parameter ${bad} has malformed percent-encoding.`,
-      );
-    }
+    done(bad === undefined ? undefined : new ApiError(CODES.BAD_PARAMETER, `Query parameter ${bad} has malformed percent-encoding.`));
   });
   // An empty value would be coerced by the validator (to 0 for numbers): treat it as malformed.
   // The validator also coerces hex, exponent, padded and Infinity texts to numbers, and skips its range
   // checks for an infinite result: numbers must be plain, finite decimals.
-  app.addHook('preValidation', async (req) => {
+  app.addHook('preValidation', (req, _reply, done) => {
     const props = (req.routeOptions.schema?.querystring as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties;
-    if (!props) return;
-    const q = req.query as ParsedQuery;
-    for (const name of Object.keys(props)) {
-      const v = q[name];
-      if (v === '' || (Array.isArray(v) && v.includes(''))) {
-        throw new ApiError(CODES.BAD_PARAMETER, `Query parameter ${name} is empty.`);
-      }
-      const type = props[name]?.type;
-      if ((type === 'number' || type === 'integer') && typeof v === 'string' && !(PLAIN_DECIMAL.test(v) && Number.isFinite(Number(v)))) {
-        throw new ApiError(CODES.BAD_PARAMETER, `Query parameter ${name} must be a plain decimal number.`);
+    if (props) {
+      const q = req.query as ParsedQuery;
+      for (const name in q) {
+        const prop = props[name];
+        if (prop === undefined) continue;
+        const v = q[name];
+        if (v === '' || (Array.isArray(v) && v.includes(''))) {
+          done(new ApiError(CODES.BAD_PARAMETER, `Query parameter ${name} is empty.`));
+          return;
+        }
+        const type = prop.type;
+        if ((type === 'number' || type === 'integer') && typeof v === 'string' && !(PLAIN_DECIMAL.test(v) && Number.isFinite(Number(v)))) {
+          done(new ApiError(CODES.BAD_PARAMETER, `Query parameter ${name} must be a plain decimal number.`));
+          return;
+        }
       }
     }
+    done();
   });
   app.addHook('preClose', async () => {
     closing = true;

@@ -1,8 +1,9 @@
 /** The forecast response body, written directly as JSON text (values exactly as stored). */
 import { ELEMENT_NAMES } from '../domain/elements.js';
 import { numberText } from '../domain/numberText.js';
-import { STEP_MINUTES, stepTime } from '../domain/run.js';
-import { BEIJING_OFFSET, formatBeijing, formatUtc } from '../domain/time.js';
+import { gridTexts } from '../domain/dateTexts.js';
+import { STEP_MINUTES } from '../domain/run.js';
+import { BEIJING_OFFSET, formatUtc } from '../domain/time.js';
 import { pageSlice } from '../domain/window.js';
 import type { ForecastPlan } from '../query/forecastQuery.js';
 
@@ -19,9 +20,10 @@ export function forecastJson(plan: ForecastPlan, page: number, size: number): st
     view.texts(e, from, to, out, 'null');
     return out;
   });
+  const dates = gridTexts(issueMs);
   const items: string[] = [];
   for (let i = from; i < to; i++) {
-    let item = `{"date_time":"${formatBeijing(stepTime(issueMs, view.steps[i]!))}"`;
+    let item = '{"date_time":"' + dates[view.steps[i]!] + '"';
     for (let j = 0; j < columns.length; j++) item += keys[j] + columns[j]![i - from];
     items.push(item + '}');
   }

@@ -52,8 +52,13 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       "script-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'self'",
   });
   // The page links its assets relatively, so it must be read as /docs/ (trailing slashes are otherwise ignored).
-  app.addHook('onRequest', async (req, reply) => {
-    if (req.url === '/docs' || req.url.startsWith('/docs?')) return reply.redirect('/docs/' + req.url.slice(5), 302);
+  app.addHook('onRequest', (req, reply, done) => {
+    const url = req.url;
+    if (url.length >= 5 && url.charCodeAt(1) === 100 && (url === '/docs' || url.startsWith('/docs?'))) {
+      reply.redirect('/docs/' + url.slice(5), 302);
+      return;
+    }
+    done();
   });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

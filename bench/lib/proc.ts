@@ -1,0 +1,79 @@
+/** Child processes for the benchmarks: pinned start, CPU time and peak RSS from /proc. */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+const TICKS_PER_S = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** CPU seconds (user + system) a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // After the command name: field 3 is state, so utime (14) and stime (15) sit at 11 and 12.
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
+}
+
+/** Peak resident set size, MB. */
+export function peakRssMb(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+export interface Server {
+  child: ChildProcess;
+  base: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `command args` pinned to a core and waits for a line matching
+ * "listening on URL" on its stdout.
+ */
+export function startPinned(core: number, command: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('taskset', ['-c', String(core), command, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 30_000);
+    child.stderr!.on('data', (d: Buffer) => (err += d));
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({
+          child,
+          base: m[1]!,
+          stop: () =>
+            new Promise((r) => {
+              child.once('exit', () => r());
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${err}`));
+    });
+  });
+}
+
+/** True when a command is on PATH. */
+export function have(cmd: string): boolean {
+  try {
+    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Installs Debian's wrk when it is missing (needs root and the package mirror). */
+export function ensureWrk(): void {
+  if (have('wrk')) return;
+  process.stderr.write('wrk not found; installing Debian package wrk\n');
+  execFileSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk'], { stdio: 'inherit' });
+}

@@ -1,0 +1,72 @@
+/** Runs wrk pinned to a core over a list of request paths and reads its report. */
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { BENCH_DIR } from './benchStore.js';
+import { cpuSeconds } from './proc.js';
+
+const run = promisify(execFile);
+
+export interface WrkResult {
+  requests: number;
+  rps: number;
+  p50ms: number;
+  p99ms: number;
+  non2xx: number;
+  errors: number;
+  /** Server CPU per request, µs. */
+  cpuUs: number;
+}
+
+const LUA = `
+local paths = {}
+for line in io.lines(os.getenv("WRK_PATHS")) do paths[#paths + 1] = line end
+math.randomseed(tonumber(os.getenv("WRK_SEED") or "1"))
+request = function()
+  return wrk.format("GET", paths[math.random(#paths)])
+end
+`;
+
+const toMs = (v: string, unit: string): number => Number(v) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
+
+export function parseWrk(text: string): Omit<WrkResult, 'cpuUs'> {
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? NaN);
+  const requests = Number(/(\d+) requests in/.exec(text)?.[1] ?? NaN);
+  const lat = (pct: string): number => {
+    const m = new RegExp(`\\s${pct}%\\s+([\\d.]+)(us|ms|s)`).exec(text);
+    return m ? toMs(m[1]!, m[2]!) : NaN;
+  };
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(text)?.[1] ?? 0);
+  const e = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
+  const errors = e ? Number(e[1]) + Number(e[2]) + Number(e[3]) + Number(e[4]) : 0;
+  return { requests, rps, p50ms: lat('50'), p99ms: lat('99'), non2xx, errors };
+}
+
+/** wrk -t1 -c{connections} -d{seconds}s, pinned to `core`, requests drawn at random from `paths`. */
+export async function wrk(
+  base: string,
+  name: string,
+  paths: readonly string[],
+  o: { core: number; serverPid: number; connections?: number; seconds?: number; seed?: number },
+): Promise<WrkResult> {
+  const list = join(BENCH_DIR, `paths-${name}.txt`);
+  const script = join(BENCH_DIR, 'random-paths.lua');
+  writeFileSync(list, paths.join('\n') + '\n');
+  writeFileSync(script, LUA);
+  const cpu0 = cpuSeconds(o.serverPid);
+  const { stdout } = await run(
+    'taskset',
+    ['-c', String(o.core), 'wrk', '-t1', `-c${o.connections ?? 32}`, `-d${o.seconds ?? 10}s`, '--latency', '-s', script, base],
+    { env: { ...process.env, WRK_PATHS: list, WRK_SEED: String(o.seed ?? 1) }, maxBuffer: 1 << 20 },
+  );
+  const cpu = cpuSeconds(o.serverPid) - cpu0;
+  const r = parseWrk(stdout);
+  return { ...r, cpuUs: (cpu / r.requests) * 1e6 };
+}
+
+export const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};

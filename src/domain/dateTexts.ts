@@ -1,0 +1,20 @@
+/**
+ * The `date_time` texts of a run's grid, rendered once per issue time and shared
+ * by every site of that run (formatting a date costs far more than indexing).
+ */
+import { MAX_STEP, STEP_MS } from './run.js';
+import { formatBeijing } from './time.js';
+
+const KEEP = 64;
+const tables = new Map<number, readonly string[]>();
+
+/** texts[k] = Beijing date_time of issue + k * 15 min, k = 0 ... 1440. */
+export function gridTexts(issueMs: number): readonly string[] {
+  let t = tables.get(issueMs);
+  if (t === undefined) {
+    t = Array.from({ length: MAX_STEP + 1 }, (_, k) => formatBeijing(issueMs + k * STEP_MS));
+    if (tables.size >= KEEP) tables.delete(tables.keys().next().value as number);
+    tables.set(issueMs, t);
+  }
+  return t;
+}

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { SizedLru } from '../../src/cache/lru.js';
+
+const bytes = (s: string): number => s.length;
+
+test('holds entries within the byte bound and evicts the oldest unused first', () => {
+  const c = new SizedLru<string, string>(10, bytes);
+  c.set('a', 'aaaa');
+  c.set('b', 'bbbb');
+  assert.equal(c.bytes, 8);
+  c.set('c', 'cccc'); // over 10: 'a' (oldest, unused) goes
+  assert.equal(c.get('a'), undefined);
+  assert.equal(c.get('b'), 'bbbb');
+  assert.equal(c.get('c'), 'cccc');
+  assert.equal(c.bytes, 8);
+});
+
+test('a used entry survives an eviction that an unused younger one does not', () => {
+  const c = new SizedLru<string, string>(12, bytes);
+  c.set('a', 'aaaa');
+  c.set('b', 'bbbb');
+  c.set('c', 'cccc');
+  c.get('a'); // second chance for a
+  c.set('d', 'dddd');
+  assert.equal(c.get('a'), 'aaaa');
+  assert.equal(c.get('b'), undefined);
+  assert.equal(c.get('c'), 'cccc');
+  assert.equal(c.get('d'), 'dddd');
+});
+
+test('a value larger than the bound is not kept; resize re-measures; delete frees', () => {
+  const c = new SizedLru<string, { s: string }>(10, (v) => v.s.length);
+  c.set('big', { s: 'x'.repeat(11) });
+  assert.equal(c.size, 0);
+  const v = { s: 'abc' };
+  c.set('v', v);
+  v.s = 'abcdefgh';
+  c.resize('v');
+  assert.equal(c.bytes, 8);
+  c.delete('v');
+  assert.equal(c.bytes, 0);
+  assert.equal(c.size, 0);
+});
+
+test('never exceeds its bound and keeps its byte count exact (property)', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(fc.constantFrom('set', 'get', 'delete'), fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 8 }))),
+      (ops) => {
+        const c = new SizedLru<number, string>(20, bytes);
+        const model = new Map<number, string>();
+        for (const [op, k, n] of ops) {
+          if (op === 'set') {
+            c.set(k, 'x'.repeat(n));
+            model.set(k, 'x'.repeat(n));
+          } else if (op === 'delete') {
+            c.delete(k);
+            model.delete(k);
+          } else {
+            const got = c.get(k);
+            if (got !== undefined) assert.equal(got, model.get(k));
+          }
+          assert.ok(c.bytes <= 20);
+        }
+        let sum = 0;
+        for (const k of model.keys()) sum += c.get(k)?.length ?? 0;
+        assert.equal(sum, c.bytes);
+      },
+    ),
+  );
+});
