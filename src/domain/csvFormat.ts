@@ -4,34 +4,45 @@
  * Beijing date_time with offset, empty cell for a missing value.
  */
 import { ELEMENT_NAMES } from './elements.js';
-import { gridTexts } from './dateTexts.js';
+import { ByteSink } from './byteSink.js';
+import { DATE_TEXT_BYTES, gridDateBytes } from './dateTexts.js';
+import { readColumns, writeValue } from './recordWriter.js';
 import type { SeriesView } from './seriesView.js';
 
 export function csvHeader(elements: readonly number[]): string {
   return ['date_time', ...elements.map((e) => ELEMENT_NAMES[e]!)].join(',') + '\n';
 }
 
-/** Records [from, to) of a series as CSV text including the header. */
-export function renderCsv(
+/** Writes records [from, to) of a series as CSV, header first. */
+export function writeCsv(
+  sink: ByteSink,
   view: SeriesView,
   issueMs: number,
   elements: readonly number[],
   from = 0,
   to = view.length,
-): string {
-  const texts = elements.map((e) => {
-    const out: string[] = new Array<string>(to - from);
-    view.texts(e, from, to, out, '');
-    return out;
-  });
-  const dates = gridTexts(issueMs);
-  const lines: string[] = [csvHeader(elements)];
+): void {
+  const { values, decimals } = readColumns(view, elements, from, to);
+  const dates = gridDateBytes(issueMs);
+  const steps = view.steps;
+  sink.ascii(csvHeader(elements));
   for (let i = from; i < to; i++) {
-    let line = dates[view.steps[i]!]!;
-    for (const col of texts) line += ',' + col[i - from];
-    lines.push(line + '\n');
+    const at = steps[i]! * DATE_TEXT_BYTES;
+    sink.bytes(dates.subarray(at, at + DATE_TEXT_BYTES));
+    for (let j = 0; j < values.length; j++) {
+      sink.ascii(',');
+      const v = values[j]![i - from]!;
+      if (v === v) writeValue(sink, v, decimals[j]!);
+    }
+    sink.ascii('\n');
   }
-  return lines.join('');
+}
+
+/** Records [from, to) of a series as CSV bytes including the header. */
+export function renderCsv(view: SeriesView, issueMs: number, elements: readonly number[], from = 0, to = view.length): Uint8Array {
+  const sink = new ByteSink(256 + (to - from) * (DATE_TEXT_BYTES + 10 * elements.length));
+  writeCsv(sink, view, issueMs, elements, from, to);
+  return sink.take();
 }
 
 /** File name of a run's CSV: `<farm_id>_<yyyyMMddHH>.csv`. */

@@ -148,6 +148,23 @@ export class SeriesView {
     }
   }
 
+  /**
+   * Column e for records [from, to) into out[0 ...] in its stored form, NaN where
+   * missing. Returns the number of decimals d when out holds scaled integers
+   * (value = out[i] / 10^d), or -1 when out holds the values themselves.
+   */
+  column(e: number, from: number, to: number, out: Float64Array): number {
+    const mode = this.modes[e];
+    if (mode === MODE_SCALED) {
+      out.fill(NaN, 0, to - from);
+      this.scan(e, from, to, (i, s) => (out[i - from] = s));
+      return this.decimals[e]!;
+    }
+    if (mode === MODE_RAW) out.set(this.raws[e]!.subarray(from, to));
+    else out.fill(NaN, 0, to - from);
+    return -1;
+  }
+
   /** Values of column e for records [from, to) into out[0 ...], NaN where missing. */
   values(e: number, from: number, to: number, out: Float64Array): void {
     const mode = this.modes[e];

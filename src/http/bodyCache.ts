@@ -4,6 +4,7 @@
  * its compressed variants made once, on first demand.
  */
 import { SizedLru } from '../cache/lru.js';
+import { ByteSink } from '../domain/byteSink.js';
 import { compress, MIN_COMPRESS_BYTES, type Coding } from './conditional.js';
 
 export interface CachedBody {
@@ -19,11 +20,15 @@ export class BodyCache {
     this.lru = new SizedLru(capacityBytes, (b) => 256 + b.identity.length + (b.gzip?.length ?? 0) + (b.br?.length ?? 0));
   }
 
+  private readonly sink = new ByteSink(256 * 1024);
+
   /** The body for the key, rendering it on a miss. */
-  body(key: string, render: () => string): CachedBody {
+  body(key: string, render: (sink: ByteSink) => void): CachedBody {
     let entry = this.lru.get(key);
     if (!entry) {
-      entry = { identity: Buffer.from(render()) };
+      render(this.sink.reset());
+      const bytes = this.sink.take();
+      entry = { identity: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length) };
       this.lru.set(key, entry);
     }
     return entry;

@@ -1,7 +1,7 @@
 /** GET /api/v1/forecast */
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { csvFileName, renderCsv } from '../../domain/csvFormat.js';
+import { csvFileName, writeCsv } from '../../domain/csvFormat.js';
 import { FORECAST_PAGE } from '../../domain/limits.js';
 import { planForecast, type ForecastPlan } from '../../query/forecastQuery.js';
 import { ReadModel } from '../../query/readModel.js';
@@ -10,7 +10,7 @@ import { BodyCache } from '../bodyCache.js';
 import { chooseCoding, entityTag, matchesIfNoneMatch } from '../conditional.js';
 import { DEFAULT_CACHE, type AppContext } from '../context.js';
 import { JSON_TYPE } from '../envelope.js';
-import { forecastJson } from '../forecastBody.js';
+import { writeForecastJson } from '../forecastBody.js';
 import { ForecastQuery, responses } from '../schemas.js';
 
 const MB = 1024 * 1024;
@@ -75,9 +75,10 @@ export function forecastRoute(app: FastifyInstance, ctx: AppContext): void {
       const size = q.size ?? FORECAST_PAGE.defaultSize;
       const { run } = plan;
       const key = normalisedKey(plan, csv, page, size);
-      const entry = bodies.body(key, () =>
-        csv ? renderCsv(run.view, plan.issueMs, plan.elements, plan.from, plan.to) : forecastJson(plan, page, size),
-      );
+      const entry = bodies.body(key, (sink) => {
+        if (csv) writeCsv(sink, run.view, plan.issueMs, plan.elements, plan.from, plan.to);
+        else writeForecastJson(sink, plan, page, size);
+      });
       const { bytes, coding } = bodies.encoded(key, entry, chooseCoding(req.headers['accept-encoding']));
       reply
         .header('etag', entityTag(run.revision, key, coding))
