@@ -15,20 +15,28 @@ export interface CachedBody {
 
 export class BodyCache {
   private readonly lru: SizedLru<string, CachedBody>;
+  private readonly sink = new ByteSink(256 * 1024);
 
   constructor(capacityBytes: number) {
     this.lru = new SizedLru(capacityBytes, (b) => 256 + b.identity.length + (b.gzip?.length ?? 0) + (b.br?.length ?? 0));
   }
 
-  private readonly sink = new ByteSink(256 * 1024);
+  has(key: string): boolean {
+    return this.lru.get(key) !== undefined;
+  }
 
-  /** The body for the key, rendering it on a miss. */
-  body(key: string, render: (sink: ByteSink) => void): CachedBody {
+  /** Renders a body into fresh bytes. */
+  render(write: (sink: ByteSink) => void): Buffer {
+    write(this.sink.reset());
+    const bytes = this.sink.take();
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  }
+
+  /** The cached body for the key; on a miss the one given, or rendered now, is kept. */
+  body(key: string, given: Buffer | undefined, render: () => Buffer): CachedBody {
     let entry = this.lru.get(key);
     if (!entry) {
-      render(this.sink.reset());
-      const bytes = this.sink.take();
-      entry = { identity: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length) };
+      entry = { identity: given ?? render() };
       this.lru.set(key, entry);
     }
     return entry;

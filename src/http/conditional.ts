@@ -20,9 +20,11 @@ export function hash36(text: string): string {
   return (h >>> 0).toString(36);
 }
 
-/** The entity tag of a representation: one per (run revision, normalised query), per coding. */
-export function entityTag(revision: number, key: string, coding: Coding): string {
-  const base = `${revision.toString(36)}-${hash36(key)}`;
+/** The entity tag, without quotes and coding, of one (run revision, normalised query). */
+export const tagBase = (revision: number, key: string): string => `${revision.toString(36)}-${hash36(key)}`;
+
+/** The entity tag of a representation: the base, marked per content coding. */
+export function entityTag(base: string, coding: Coding): string {
   return coding === 'identity' ? `"${base}"` : `"${base}-${coding === 'gzip' ? 'gz' : 'br'}"`;
 }
 
@@ -31,9 +33,7 @@ export function entityTag(revision: number, key: string, coding: Coding): string
  * coding (the comparison for If-None-Match is weak, so W/ and the coding suffix
  * are ignored).
  */
-export function matchesIfNoneMatch(header: string | undefined, revision: number, key: string): boolean {
-  if (header === undefined) return false;
-  const base = `${revision.toString(36)}-${hash36(key)}`;
+export function matchesIfNoneMatch(header: string, base: string): boolean {
   for (const raw of header.split(',')) {
     const t = raw.trim();
     if (t === '*') return true;

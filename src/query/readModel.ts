@@ -16,7 +16,7 @@ const runKey = (farmId: string, issue: string): string => `${farmId}\u0000${issu
 
 export class ReadModel implements ReadSource {
   private token = '';
-  private revision = -1;
+  private seen = -1;
   private farms = new Map<string, Farm>();
   private byLat: Farm[] = [];
   /** farm_id -> newest issue holding data; null = none. Absent = not yet asked. */
@@ -31,6 +31,11 @@ export class ReadModel implements ReadSource {
     this.runs = new SizedLru(cacheBytes, (r) => r.view.byteSize + 200);
   }
 
+  /** The store revision the model reflects (moves with every commit of farms or runs). */
+  get revision(): number {
+    return this.seen;
+  }
+
   /** Brings the model up to date with every commit made before this call. */
   sync(): Promise<void> {
     this.pending ??= this.refresh().finally(() => (this.pending = undefined));
@@ -40,19 +45,19 @@ export class ReadModel implements ReadSource {
   private async refresh(): Promise<void> {
     const token = await this.store.changeToken();
     if (token === this.token) return;
-    if (this.revision < 0) {
+    if (this.seen < 0) {
       const snap = await this.store.snapshot();
       this.farms = new Map(snap.farms.map((f) => [f.farmId, f]));
-      this.revision = snap.revision;
+      this.seen = snap.revision;
     } else {
-      const ch = await this.store.changesSince(this.revision);
+      const ch = await this.store.changesSince(this.seen);
       for (const f of ch.farms) this.farms.set(f.farmId, f);
       for (const r of ch.runs) {
         this.runs.delete(runKey(r.farmId, r.issue));
         const known = this.latest.get(r.farmId);
         if (known === null || (known !== undefined && r.issue > known)) this.latest.set(r.farmId, r.issue);
       }
-      this.revision = ch.revision;
+      this.seen = ch.revision;
       if (ch.farms.length === 0) {
         this.token = token;
         return;
@@ -86,10 +91,10 @@ export class ReadModel implements ReadSource {
   async latestIssue(farmId: string): Promise<string | undefined> {
     const known = this.latest.get(farmId);
     if (known !== undefined) return known ?? undefined;
-    const seen = this.revision;
+    const seen = this.seen;
     const issue = await this.store.latestIssue(farmId);
     // A refresh during the read may have applied changes this answer predates: then don't keep it.
-    if (this.revision === seen) this.latest.set(farmId, issue ?? null);
+    if (this.seen === seen) this.latest.set(farmId, issue ?? null);
     return issue;
   }
 
@@ -97,9 +102,9 @@ export class ReadModel implements ReadSource {
     const key = runKey(farmId, issue);
     const hit = this.runs.get(key);
     if (hit) return hit;
-    const seen = this.revision;
+    const seen = this.seen;
     const run = await this.store.getRun(farmId, issue);
-    if (run && this.revision === seen) this.runs.set(key, run);
+    if (run && this.seen === seen) this.runs.set(key, run);
     return run;
   }
 

@@ -185,6 +185,17 @@ describe('compression', () => {
 });
 
 describe('cached and uncached answers are byte-identical', () => {
+  test('the same URL answers by its Accept header each time, however often it was asked', async () => {
+    for (let i = 0; i < 3; i++) {
+      const json = await app.inject(Q);
+      const csv = await app.inject({ url: Q, headers: { accept: 'text/csv' } });
+      assert.match(String(json.headers['content-type']), /^application\/json/);
+      assert.match(String(csv.headers['content-type']), /^text\/csv/);
+      assert.match(csv.body, /^date_time,t2m,spd100,tr\n/);
+      assert.notEqual(json.headers.etag, csv.headers.etag);
+    }
+  });
+
   test('for JSON pages, CSV downloads and coordinate queries', async () => {
     const uncached = await appWith({ seriesMb: 0, bodyMb: 0, latestMaxAgeS: 60 });
     try {

@@ -1,13 +1,23 @@
-/** GET /api/v1/forecast */
+/**
+ * GET /api/v1/forecast
+ *
+ * Slow path (handler): validated query -> plan -> normalised key -> cached or
+ * freshly rendered body -> validators and caching headers. The prepared answer
+ * is remembered per raw URL (and Accept's CSV preference) together with the read
+ * model's revision; while that revision stands, nothing the answer depends on
+ * has changed, so the fast path (route onRequest hook) replays it without
+ * validating or planning again. Any commit moves the revision.
+ */
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { csvFileName, writeCsv } from '../../domain/csvFormat.js';
 import { FORECAST_PAGE } from '../../domain/limits.js';
 import { planForecast, type ForecastPlan } from '../../query/forecastQuery.js';
 import { ReadModel } from '../../query/readModel.js';
+import { SizedLru } from '../../cache/lru.js';
 import { prefersCsv } from '../accept.js';
 import { BodyCache } from '../bodyCache.js';
-import { chooseCoding, entityTag, matchesIfNoneMatch } from '../conditional.js';
+import { chooseCoding, entityTag, matchesIfNoneMatch, tagBase } from '../conditional.js';
 import { DEFAULT_CACHE, type AppContext } from '../context.js';
 import { JSON_TYPE } from '../envelope.js';
 import { writeForecastJson } from '../forecastBody.js';
@@ -16,28 +26,62 @@ import { ForecastQuery, responses } from '../schemas.js';
 const MB = 1024 * 1024;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const CSV_TYPE = 'text/csv; charset=utf-8';
+const VARY = 'Accept, Accept-Encoding';
+/** Remembered answers; each is a few hundred bytes (the body lives in the body cache). */
+const MEMO_BYTES = 4 * MB;
 
-/** Everything that decides the bytes of the body, and so its cache entry and entity tag. */
+/** Everything about an answer except its body bytes. */
+interface Prepared {
+  /** Key of the body in the body cache: everything that decides its bytes. */
+  readonly key: string;
+  readonly tag: string;
+  readonly lastModified: string;
+  readonly publishedAt: number;
+  readonly cacheControl: string;
+  readonly contentType: string;
+  readonly disposition: string | undefined;
+  /** Read model revision the answer was prepared at. */
+  readonly revision: number;
+}
+
 function normalisedKey(plan: ForecastPlan, csv: boolean, page: number, size: number): string {
   const { farm, run } = plan;
   const shape = csv ? 'csv' : `json|${page}|${size}`;
   return `${shape}|${farm.farmId}|${farm.lat}|${farm.lon}|${run.issue}|${run.revision}|${plan.from}|${plan.to}|${plan.elements.join('.')}`;
 }
 
-function notModified(req: FastifyRequest, revision: number, key: string, publishedAt: number): boolean {
+function notModified(req: FastifyRequest, p: Prepared): boolean {
   const inm = req.headers['if-none-match'];
-  if (inm !== undefined) return matchesIfNoneMatch(inm, revision, key);
+  if (inm !== undefined) return matchesIfNoneMatch(inm, p.tag);
   const ims = req.headers['if-modified-since'];
   if (ims === undefined) return false;
   const since = Date.parse(ims);
-  return Number.isFinite(since) && Math.floor(publishedAt / 1000) * 1000 <= since;
+  return Number.isFinite(since) && Math.floor(p.publishedAt / 1000) * 1000 <= since;
 }
+
+const memoKey = (req: FastifyRequest): string => (prefersCsv(req.headers.accept) ? 'c' : 'j') + req.url;
 
 export function forecastRoute(app: FastifyInstance, ctx: AppContext): void {
   const settings = ctx.cache ?? DEFAULT_CACHE;
   const reads = new ReadModel(ctx.store, settings.seriesMb * MB);
   const bodies = new BodyCache(settings.bodyMb * MB);
+  const memo = new SizedLru<string, Prepared>(settings.bodyMb > 0 ? MEMO_BYTES : 0, (p) => 300 + p.key.length);
   const latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
+
+  function respond(req: FastifyRequest, reply: FastifyReply, p: Prepared, body: Buffer | undefined, render: () => Buffer): FastifyReply {
+    const entry = bodies.body(p.key, body, render);
+    const { bytes, coding } = bodies.encoded(p.key, entry, chooseCoding(req.headers['accept-encoding']));
+    reply.headers({
+      etag: entityTag(p.tag, coding),
+      'last-modified': p.lastModified,
+      'cache-control': p.cacheControl,
+      vary: VARY,
+    });
+    if (notModified(req, p)) return reply.code(304).send();
+    if (coding !== 'identity') reply.header('content-encoding', coding);
+    if (p.disposition !== undefined) reply.header('content-disposition', p.disposition);
+    return reply.type(p.contentType).send(bytes);
+  }
 
   app.get<{ Querystring: Static<typeof ForecastQuery> }>(
     '/api/v1/forecast',
@@ -54,13 +98,28 @@ export function forecastRoute(app: FastifyInstance, ctx: AppContext): void {
           'when the client accepts it.',
         tags: ['forecast'],
         querystring: ForecastQuery,
-        response: { ...responses.forecast, 304: { description: 'Not modified: the ETag still names the current representation.', type: 'null' } },
+        response: {
+          ...responses.forecast,
+          304: { description: 'Not modified: the ETag still names the current representation.', type: 'null' },
+        },
         produces: ['application/json', 'text/csv'],
       },
+      onRequest: (req, reply, done) => {
+        reads.sync().then(() => {
+          const p = memo.get(memoKey(req));
+          if (p === undefined || p.revision !== reads.revision || !bodies.has(p.key)) {
+            done();
+            return;
+          }
+          respond(req, reply, p, undefined, () => {
+            throw new Error('cached body vanished');
+          });
+        }, done);
+      },
     },
-    async (req, reply: FastifyReply) => {
+    async (req, reply) => {
       const q = req.query;
-      await reads.sync();
+      const revision = reads.revision;
       const plan = await planForecast(reads, ctx.rules, {
         farmId: q.farm_id,
         lat: q.lat,
@@ -75,24 +134,24 @@ export function forecastRoute(app: FastifyInstance, ctx: AppContext): void {
       const size = q.size ?? FORECAST_PAGE.defaultSize;
       const { run } = plan;
       const key = normalisedKey(plan, csv, page, size);
-      const entry = bodies.body(key, (sink) => {
-        if (csv) writeCsv(sink, run.view, plan.issueMs, plan.elements, plan.from, plan.to);
-        else writeForecastJson(sink, plan, page, size);
-      });
-      const { bytes, coding } = bodies.encoded(key, entry, chooseCoding(req.headers['accept-encoding']));
-      reply
-        .header('etag', entityTag(run.revision, key, coding))
-        .header('last-modified', new Date(run.publishedAt).toUTCString())
-        .header('cache-control', q.issue === undefined ? latestCacheControl : IMMUTABLE)
-        .header('vary', 'Accept, Accept-Encoding');
-      if (notModified(req, run.revision, key, run.publishedAt)) {
-        return reply.code(304).send();
-      }
-      if (coding !== 'identity') reply.header('content-encoding', coding);
-      if (csv) {
-        reply.header('content-disposition', `attachment; filename="${csvFileName(plan.farm.farmId, run.issue)}"`);
-      }
-      return reply.type(csv ? CSV_TYPE : JSON_TYPE).send(bytes);
+      const prepared: Prepared = {
+        key,
+        tag: tagBase(run.revision, key),
+        lastModified: new Date(run.publishedAt).toUTCString(),
+        publishedAt: run.publishedAt,
+        cacheControl: q.issue === undefined ? latestCacheControl : IMMUTABLE,
+        contentType: csv ? CSV_TYPE : JSON_TYPE,
+        disposition: csv ? `attachment; filename="${csvFileName(plan.farm.farmId, run.issue)}"` : undefined,
+        revision,
+      };
+      // Remember it only if no commit was applied while planning.
+      if (reads.revision === revision) memo.set(memoKey(req), prepared);
+      return respond(req, reply, prepared, undefined, () =>
+        bodies.render((sink) => {
+          if (csv) writeCsv(sink, run.view, plan.issueMs, plan.elements, plan.from, plan.to);
+          else writeForecastJson(sink, plan, page, size);
+        }),
+      );
     },
   );
 }
