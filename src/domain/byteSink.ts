@@ -18,6 +18,11 @@ export class ByteSink {
     return this;
   }
 
+  /** Makes room for `extra` more bytes, so that callers may write into buf directly. */
+  reserve(extra: number): void {
+    this.ensure(extra);
+  }
+
   private ensure(extra: number): void {
     if (this.len + extra <= this.buf.length) return;
     let size = this.buf.length * 2;

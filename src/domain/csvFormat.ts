@@ -4,14 +4,22 @@
  * Beijing date_time with offset, empty cell for a missing value.
  */
 import { ELEMENT_NAMES } from './elements.js';
-import { ByteSink } from './byteSink.js';
-import { DATE_TEXT_BYTES, gridDateBytes } from './dateTexts.js';
-import { readColumns, writeValue } from './recordWriter.js';
+import { asciiBytes, ByteSink } from './byteSink.js';
+import { writeRecords, type RecordStyle } from './recordWriter.js';
 import type { SeriesView } from './seriesView.js';
 
 export function csvHeader(elements: readonly number[]): string {
   return ['date_time', ...elements.map((e) => ELEMENT_NAMES[e]!)].join(',') + '\n';
 }
+
+const CSV_STYLE: RecordStyle = {
+  open: new Uint8Array(0),
+  afterDate: new Uint8Array(0),
+  field: ELEMENT_NAMES.map(() => asciiBytes(',')),
+  missing: new Uint8Array(0),
+  close: asciiBytes('\n'),
+  separator: new Uint8Array(0),
+};
 
 /** Writes records [from, to) of a series as CSV, header first. */
 export function writeCsv(
@@ -22,25 +30,13 @@ export function writeCsv(
   from = 0,
   to = view.length,
 ): void {
-  const { values, decimals } = readColumns(view, elements, from, to);
-  const dates = gridDateBytes(issueMs);
-  const steps = view.steps;
   sink.ascii(csvHeader(elements));
-  for (let i = from; i < to; i++) {
-    const at = steps[i]! * DATE_TEXT_BYTES;
-    sink.bytes(dates.subarray(at, at + DATE_TEXT_BYTES));
-    for (let j = 0; j < values.length; j++) {
-      sink.ascii(',');
-      const v = values[j]![i - from]!;
-      if (v === v) writeValue(sink, v, decimals[j]!);
-    }
-    sink.ascii('\n');
-  }
+  writeRecords(sink, CSV_STYLE, view, issueMs, elements, from, to);
 }
 
 /** Records [from, to) of a series as CSV bytes including the header. */
 export function renderCsv(view: SeriesView, issueMs: number, elements: readonly number[], from = 0, to = view.length): Uint8Array {
-  const sink = new ByteSink(256 + (to - from) * (DATE_TEXT_BYTES + 10 * elements.length));
+  const sink = new ByteSink(1024);
   writeCsv(sink, view, issueMs, elements, from, to);
   return sink.take();
 }
