@@ -36,7 +36,7 @@ export function benchIssues(runs: number): string[] {
 }
 
 /** Path of a store of sites x runs, building it when absent. */
-export async function benchStore(sites: number, runs: number, log = (m: string) => process.stderr.write(m + '\n')): Promise<string> {
+export async function benchStore(sites: number, runs: number, log: (m: string) => void = (m) => process.stderr.write(m + '\n')): Promise<string> {
   mkdirSync(BENCH_DIR, { recursive: true });
   const path = join(BENCH_DIR, `store-${sites}x${runs}.db`);
   if (existsSync(path)) return path;

@@ -3,6 +3,7 @@
  * run's revision, so a replaced run's bodies are never found again), each with
  * its compressed variants made once, on first demand.
  */
+import { Doorkeeper } from '../cache/doorkeeper.js';
 import { SizedLru } from '../cache/lru.js';
 import { ByteSink } from '../domain/byteSink.js';
 import { compress, MIN_COMPRESS_BYTES, type Coding } from './conditional.js';
@@ -16,6 +17,7 @@ export interface CachedBody {
 export class BodyCache {
   private readonly lru: SizedLru<string, CachedBody>;
   private readonly sink = new ByteSink(256 * 1024);
+  private readonly door = new Doorkeeper();
 
   constructor(capacityBytes: number) {
     this.lru = new SizedLru(capacityBytes, (b) => 256 + b.identity.length + (b.gzip?.length ?? 0) + (b.br?.length ?? 0));
@@ -32,12 +34,12 @@ export class BodyCache {
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   }
 
-  /** The cached body for the key; on a miss the one given, or rendered now, is kept. */
+  /** The cached body for the key, or one rendered now (and kept if the key was asked before). */
   body(key: string, given: Buffer | undefined, render: () => Buffer): CachedBody {
     let entry = this.lru.get(key);
     if (!entry) {
       entry = { identity: given ?? render() };
-      this.lru.set(key, entry);
+      if (this.door.admit(key)) this.lru.set(key, entry);
     }
     return entry;
   }
@@ -53,6 +55,7 @@ export class BodyCache {
       entry[wanted] = bytes;
       this.lru.resize(key);
     }
+    // (An entry that was not admitted is compressed for this answer alone.)
     return { bytes, coding: wanted };
   }
 

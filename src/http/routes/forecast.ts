@@ -14,6 +14,7 @@ import { csvFileName, writeCsv } from '../../domain/csvFormat.js';
 import { FORECAST_PAGE } from '../../domain/limits.js';
 import { planForecast, type ForecastPlan } from '../../query/forecastQuery.js';
 import { ReadModel } from '../../query/readModel.js';
+import { Doorkeeper } from '../../cache/doorkeeper.js';
 import { SizedLru } from '../../cache/lru.js';
 import { prefersCsv } from '../accept.js';
 import { BodyCache } from '../bodyCache.js';
@@ -66,6 +67,7 @@ export function forecastRoute(app: FastifyInstance, ctx: AppContext): void {
   const reads = new ReadModel(ctx.store, settings.seriesMb * MB);
   const bodies = new BodyCache(settings.bodyMb * MB);
   const memo = new SizedLru<string, Prepared>(settings.bodyMb > 0 ? MEMO_BYTES : 0, (p) => 300 + p.key.length);
+  const memoDoor = new Doorkeeper();
   const latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
 
   function respond(req: FastifyRequest, reply: FastifyReply, p: Prepared, body: Buffer | undefined, render: () => Buffer): FastifyReply {
@@ -145,7 +147,10 @@ export function forecastRoute(app: FastifyInstance, ctx: AppContext): void {
         revision,
       };
       // Remember it only if no commit was applied while planning.
-      if (reads.revision === revision) memo.set(memoKey(req), prepared);
+      if (reads.revision === revision) {
+        const mk = memoKey(req);
+        if (memoDoor.admit(mk)) memo.set(mk, prepared);
+      }
       return respond(req, reply, prepared, undefined, () =>
         bodies.render((sink) => {
           if (csv) writeCsv(sink, run.view, plan.issueMs, plan.elements, plan.from, plan.to);
