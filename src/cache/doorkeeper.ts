@@ -1,18 +1,29 @@
 /**
  * Admission for caches: a key is admitted on its second sighting. Random
  * one-off queries then never enter (or churn) a cache, while any query asked
- * twice does. The set of first sightings is bounded by clearing it when full.
+ * twice does. First sightings are kept as 32-bit hashes (a collision only
+ * admits a key early) in a set that is cleared when full, so memory is bounded.
  */
+function hash32(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
 export class Doorkeeper {
-  private seen = new Set<string>();
+  private seen = new Set<number>();
 
   constructor(private readonly limit = 65_536) {}
 
   /** True when the key was seen before (since the last reset). */
   admit(key: string): boolean {
-    if (this.seen.has(key)) return true;
+    const h = hash32(key);
+    if (this.seen.has(h)) return true;
     if (this.seen.size >= this.limit) this.seen = new Set();
-    this.seen.add(key);
+    this.seen.add(h);
     return false;
   }
 }

@@ -2,7 +2,7 @@
  * Builds the HTTP application (never listens): the one place where routes,
  * schemas, the envelope and the OpenAPI document are put together.
  */
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { ApiError, CODES } from '../domain/errors.js';
 import type { AppContext } from './context.js';
 import { clientErrorResponse, registerErrorHandling, sendError } from './envelope.js';
@@ -25,7 +25,7 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   const app = Fastify({
     logger: opts.logger ?? false,
     // Access logs belong to the proxy in front; per-request log lines would cost more than the request.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // While draining, answer new requests with our own 503 envelope (hook below), not the framework's body.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQuery },

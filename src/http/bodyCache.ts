@@ -6,12 +6,15 @@
 import { Doorkeeper } from '../cache/doorkeeper.js';
 import { SizedLru } from '../cache/lru.js';
 import { ByteSink } from '../domain/byteSink.js';
+import { BufferPool } from './bufferPool.js';
 import { compress, MIN_COMPRESS_BYTES, type Coding } from './conditional.js';
 
 export interface CachedBody {
   readonly identity: Buffer;
   gzip?: Buffer;
   br?: Buffer;
+  /** For a body that is not kept: hands its buffer back once the answer is sent. */
+  readonly release?: () => void;
 }
 
 export class BodyCache {
@@ -23,25 +26,24 @@ export class BodyCache {
     this.lru = new SizedLru(capacityBytes, (b) => 256 + b.identity.length + (b.gzip?.length ?? 0) + (b.br?.length ?? 0));
   }
 
-  has(key: string): boolean {
-    return this.lru.get(key) !== undefined;
-  }
+  private readonly pool = new BufferPool();
 
-  /** Renders a body into fresh bytes. */
-  render(write: (sink: ByteSink) => void): Buffer {
-    write(this.sink.reset());
-    const bytes = this.sink.take();
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-  }
-
-  /** The cached body for the key, or one rendered now (and kept if the key was asked before). */
-  body(key: string, given: Buffer | undefined, render: () => Buffer): CachedBody {
-    let entry = this.lru.get(key);
-    if (!entry) {
-      entry = { identity: given ?? render() };
-      if (this.door.admit(key)) this.lru.set(key, entry);
+  /**
+   * The cached body for the key, or one rendered now: kept if the key was asked
+   * before, else in a pooled buffer to be released once sent.
+   */
+  body(key: string, render: ((sink: ByteSink) => void) | undefined): CachedBody | undefined {
+    const cached = this.lru.get(key);
+    if (cached || !render) return cached;
+    render(this.sink.reset());
+    const written = this.sink.buf.subarray(0, this.sink.len);
+    if (this.door.admit(key)) {
+      const entry = { identity: Buffer.from(written) };
+      this.lru.set(key, entry);
+      return entry;
     }
-    return entry;
+    const lease = this.pool.copyOf(written);
+    return { identity: lease.bytes, release: lease.release };
   }
 
   /** The bytes to send in the coding, and the coding actually used. */

@@ -17,7 +17,7 @@ import { ReadModel } from '../../query/readModel.js';
 import { Doorkeeper } from '../../cache/doorkeeper.js';
 import { SizedLru } from '../../cache/lru.js';
 import { prefersCsv } from '../accept.js';
-import { BodyCache } from '../bodyCache.js';
+import { BodyCache, type CachedBody } from '../bodyCache.js';
 import { chooseCoding, entityTag, matchesIfNoneMatch, tagBase } from '../conditional.js';
 import { DEFAULT_CACHE, type AppContext } from '../context.js';
 import { JSON_TYPE } from '../envelope.js';
@@ -70,9 +70,9 @@ export function forecastRoute(app: FastifyInstance, ctx: AppContext): void {
   const memoDoor = new Doorkeeper();
   const latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
 
-  function respond(req: FastifyRequest, reply: FastifyReply, p: Prepared, body: Buffer | undefined, render: () => Buffer): FastifyReply {
-    const entry = bodies.body(p.key, body, render);
+  function respond(req: FastifyRequest, reply: FastifyReply, p: Prepared, entry: CachedBody): FastifyReply {
     const { bytes, coding } = bodies.encoded(p.key, entry, chooseCoding(req.headers['accept-encoding']));
+    if (entry.release) reply.raw.once('close', entry.release);
     reply.headers({
       etag: entityTag(p.tag, coding),
       'last-modified': p.lastModified,
@@ -109,13 +109,12 @@ export function forecastRoute(app: FastifyInstance, ctx: AppContext): void {
       onRequest: (req, reply, done) => {
         reads.sync().then(() => {
           const p = memo.get(memoKey(req));
-          if (p === undefined || p.revision !== reads.revision || !bodies.has(p.key)) {
+          const entry = p !== undefined && p.revision === reads.revision ? bodies.body(p.key, undefined) : undefined;
+          if (entry === undefined) {
             done();
             return;
           }
-          respond(req, reply, p, undefined, () => {
-            throw new Error('cached body vanished');
-          });
+          respond(req, reply, p!, entry);
         }, done);
       },
     },
@@ -151,12 +150,11 @@ export function forecastRoute(app: FastifyInstance, ctx: AppContext): void {
         const mk = memoKey(req);
         if (memoDoor.admit(mk)) memo.set(mk, prepared);
       }
-      return respond(req, reply, prepared, undefined, () =>
-        bodies.render((sink) => {
-          if (csv) writeCsv(sink, run.view, plan.issueMs, plan.elements, plan.from, plan.to);
-          else writeForecastJson(sink, plan, page, size);
-        }),
-      );
+      const entry = bodies.body(key, (sink) => {
+        if (csv) writeCsv(sink, run.view, plan.issueMs, plan.elements, plan.from, plan.to);
+        else writeForecastJson(sink, plan, page, size);
+      })!;
+      return respond(req, reply, prepared, entry);
     },
   );
 }

@@ -1,0 +1,41 @@
+/**
+ * Reusable buffers for response bodies that are not kept in the body cache.
+ * An answer to a one-off query needs its bytes only until the socket has taken
+ * them; handing the buffer back on the response's 'close' spares an allocation
+ * per request and the garbage (and resident memory) that the churn would cause.
+ */
+const MIN_CLASS = 12; // 4 KiB
+const MAX_CLASS = 22; // 4 MiB
+const KEEP_PER_CLASS = 32;
+
+export interface Lease {
+  readonly bytes: Buffer;
+  release(): void;
+}
+
+export class BufferPool {
+  private readonly free: Buffer[][] = Array.from({ length: MAX_CLASS + 1 }, () => []);
+
+  /** A buffer holding a copy of src, and how to give it back. */
+  copyOf(src: Uint8Array): Lease {
+    const len = src.length;
+    let cls = MIN_CLASS;
+    while (1 << cls < len) cls++;
+    if (cls > MAX_CLASS) {
+      const bytes = Buffer.from(src);
+      return { bytes, release: () => undefined };
+    }
+    const list = this.free[cls]!;
+    const whole = list.pop() ?? Buffer.allocUnsafeSlow(1 << cls);
+    whole.set(src);
+    let released = false;
+    return {
+      bytes: whole.subarray(0, len),
+      release: () => {
+        if (released) return;
+        released = true;
+        if (list.length < KEEP_PER_CLASS) list.push(whole);
+      },
+    };
+  }
+}
