@@ -1,7 +1,7 @@
 /**
  * Admission for caches: a key is admitted on its second sighting. Random
  * one-off queries then never enter (or churn) a cache, while any query asked
- * twice does. First sightings are kept as 32-bit hashes (a collision only
+ * twice does. First sightings are kept as 30-bit hashes (a collision only
  * admits a key early) in a set that is cleared when full, so memory is bounded.
  */
 function hash32(text: string): number {
@@ -10,7 +10,8 @@ function hash32(text: string): number {
     h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
-  return h >>> 0;
+  // 30 bits: small integers are stored unboxed, so the set holds no heap objects.
+  return h & 0x3fffffff;
 }
 
 export class Doorkeeper {

@@ -17,12 +17,12 @@ test('holds entries within the byte bound and evicts the oldest unused first', (
   assert.equal(c.bytes, 8);
 });
 
-test('a used entry survives an eviction that an unused younger one does not', () => {
+test('a recently read entry survives an eviction that an older unread one does not', () => {
   const c = new SizedLru<string, string>(12, bytes);
   c.set('a', 'aaaa');
   c.set('b', 'bbbb');
   c.set('c', 'cccc');
-  c.get('a'); // second chance for a
+  c.get('a'); // a is now the most recent
   c.set('d', 'dddd');
   assert.equal(c.get('a'), 'aaaa');
   assert.equal(c.get('b'), undefined);
@@ -70,4 +70,14 @@ test('never exceeds its bound and keeps its byte count exact (property)', () => 
       },
     ),
   );
+});
+
+test('eviction stays cheap after many deletions and re-insertions', () => {
+  const c = new SizedLru<number, string>(1000, bytes);
+  for (let i = 0; i < 200_000; i++) {
+    c.set(i, 'xxxxxxxxxx');
+    c.get(i - 50);
+  }
+  assert.equal(c.size, 100);
+  assert.equal(c.bytes, 1000);
 });
