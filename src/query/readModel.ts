@@ -12,6 +12,8 @@ import type { Box, Farm, Store, StoredRun } from '../store/store.js';
 /** What forecast planning reads; the store itself also provides it. */
 export type ReadSource = Pick<Store, 'getFarm' | 'farmsInBox' | 'latestIssue' | 'getRun'>;
 
+const DONE = Promise.resolve();
+
 const runKey = (farmId: string, issue: string): string => `${farmId}\u0000${issue}`;
 
 export class ReadModel implements ReadSource {
@@ -23,12 +25,16 @@ export class ReadModel implements ReadSource {
   private readonly latest = new Map<string, string | null>();
   private readonly runs: SizedLru<string, StoredRun>;
   private pending: Promise<void> | undefined;
+  /** Set by the store's commit listener: check before the next answer. */
+  private dirty = true;
+  private checkedAt = -Infinity;
 
   constructor(
     private readonly store: Store,
     cacheBytes: number,
   ) {
     this.runs = new SizedLru(cacheBytes, (r) => r.view.byteSize + 200);
+    store.onCommit(() => (this.dirty = true));
   }
 
   /** The store revision the model reflects (moves with every commit of farms or runs). */
@@ -36,9 +42,24 @@ export class ReadModel implements ReadSource {
     return this.seen;
   }
 
-  /** Brings the model up to date with every commit made before this call. */
+  /**
+   * Brings the model up to date with every commit made through this store object
+   * before this call, and with other processes' commits up to the store's
+   * changePollMs ago.
+   */
   sync(): Promise<void> {
-    this.pending ??= this.refresh().finally(() => (this.pending = undefined));
+    // A commit noticed while a refresh is under way may postdate what that refresh read.
+    if (this.pending) return this.dirty ? this.pending.then(() => this.sync()) : this.pending;
+    const now = performance.now();
+    if (!this.dirty && now - this.checkedAt < this.store.changePollMs) return DONE;
+    this.dirty = false;
+    this.checkedAt = now;
+    this.pending = this.refresh()
+      .catch((err: unknown) => {
+        this.dirty = true;
+        throw err;
+      })
+      .finally(() => (this.pending = undefined));
     return this.pending;
   }
 

@@ -20,6 +20,10 @@
  *   changesSince(r) returns every farm and run written after revision r.
  * - changeToken() is cheap enough to call on every request and differs from its
  *   previous value whenever anything was committed in between, by any process.
+ * - onCommit listeners run after every commit made through this store object
+ *   (and after commits of other processes that the adapter is told of). A reader
+ *   that is not told must ask changeToken(); `changePollMs` is how stale it may
+ *   let its answer become between two asks.
  */
 import type { RunSeries } from '../domain/run.js';
 import type { SeriesView } from '../domain/seriesView.js';
@@ -108,6 +112,10 @@ export interface Store {
   /** Issues newest first; with farmId only those holding data for that farm. */
   listIssues(farmId: string | undefined, offset: number, limit: number): Promise<Page<IssueSummary>>;
 
+  /** Longest a reader should go without asking changeToken() when no listener fired, ms. */
+  readonly changePollMs: number;
+  /** Calls the listener after commits it can know of; returns the unsubscribe function. */
+  onCommit(listener: () => void): () => void;
   /** A token that changes whenever anything was committed since it was last read. */
   changeToken(): Promise<string>;
   /** The current revision and every farm. */

@@ -120,6 +120,11 @@ export function openSqliteStore(path: string): Store {
   });
   // PRAGMA data_version only moves for other connections' commits; count our own.
   let ownWrites = 0;
+  const listeners = new Set<() => void>();
+  const committed = (): void => {
+    ownWrites++;
+    for (const l of listeners) l();
+  };
   // A read snapshot across two statements, so the revision matches the rows.
   const snapshot = db.transaction(() => ({ revision: q.revision.get()!.value, farms: q.allFarms.all().map(toFarm) }));
   const changesSince = db.transaction((since: number) => ({
@@ -138,7 +143,7 @@ export function openSqliteStore(path: string): Store {
   return {
     async upsertFarms(farms) {
       upsertFarms.immediate(farms, Date.now());
-      ownWrites++;
+      committed();
     },
     async getFarm(farmId) {
       const row = q.getFarm.get(farmId);
@@ -156,7 +161,7 @@ export function openSqliteStore(path: string): Store {
     async putRun(run) {
       const blob = encodeSeries(run.series);
       const pub = putRun.immediate(run, blob, Date.now());
-      ownWrites++;
+      committed();
       return pub;
     },
     async getRun(farmId, issue): Promise<StoredRun | undefined> {
@@ -178,6 +183,12 @@ export function openSqliteStore(path: string): Store {
         return { total: q.countIssues.get()!.n, items: q.listIssues.all(limit, offset) };
       }
       return { total: q.countFarmIssues.get(farmId)!.n, items: q.listFarmIssues.all(farmId, limit, offset) };
+    },
+    // Other processes' commits are only seen by asking; asking costs a few µs, so at most once per ms.
+    changePollMs: 1,
+    onCommit(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     async changeToken() {
       return `${String(q.dataVersion.get())}:${ownWrites}`;

@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { readRunCsv } from '../../src/ingest/runCsv.js';
+import { ReadModel } from '../../src/query/readModel.js';
+import { openStore } from '../../src/store/openStore.js';
+import type { Store } from '../../src/store/store.js';
+import { runCsv, seed, sqliteStore } from '../helpers/fixtures.js';
+
+let store: Store;
+let url: string;
+let cleanup: () => Promise<void>;
+
+async function publish(target: Store, farmId: string, issue: string, steps: number[]): Promise<void> {
+  const run = readRunCsv(`${farmId}_${issue}.csv`, Buffer.from(runCsv(issue, { steps })));
+  await target.putRun({ farmId, issue, series: run.series });
+}
+
+before(async () => {
+  ({ store, url, cleanup } = await sqliteStore());
+  await seed(store, [{ farmId: 'WF_A', issue: '2026112000' }]);
+});
+after(() => cleanup());
+
+test('farms, latest issue and runs come from memory once read', async () => {
+  const m = new ReadModel(store, 1 << 20);
+  await m.sync();
+  assert.equal((await m.getFarm('WF_A'))?.lat, 40.5);
+  assert.equal(await m.latestIssue('WF_A'), '2026112000');
+  const a = await m.getRun('WF_A', '2026112000');
+  const b = await m.getRun('WF_A', '2026112000');
+  assert.equal(a, b, 'the same cached object');
+  assert.equal(m.stats().runs, 1);
+  assert.deepEqual((await m.farmsInBox({ latMin: 40, latMax: 41, lonMin: 95, lonMax: 96 })).map((f) => f.farmId), ['WF_A']);
+});
+
+test('a commit through the same store object is seen by the next sync at once', async () => {
+  const m = new ReadModel(store, 1 << 20);
+  await m.sync();
+  const before = await m.getRun('WF_A', '2026112000');
+  assert.equal(await m.latestIssue('PV_B'), undefined);
+  await publish(store, 'WF_A', '2026112000', [0, 1]);
+  await publish(store, 'PV_B', '2026112012', [0]);
+  await m.sync();
+  const now = await m.getRun('WF_A', '2026112000');
+  assert.ok(now!.revision > before!.revision);
+  assert.equal(now!.view.length, 2);
+  assert.equal(await m.latestIssue('PV_B'), '2026112012');
+  assert.ok(m.revision >= now!.revision);
+});
+
+test('a commit by another connection is seen once the poll interval has passed', async () => {
+  const m = new ReadModel(store, 1 << 20);
+  await m.sync();
+  const rev = m.revision;
+  const other = await openStore(url);
+  try {
+    await publish(other, 'WF_C', '2026112100', [0, 4]);
+    await other.upsertFarms([{ farmId: 'NEW1', lat: 1, lon: 2, name: 'n', extra: [] }]);
+  } finally {
+    await other.close();
+  }
+  await sleep(store.changePollMs + 1);
+  await m.sync();
+  assert.ok(m.revision > rev);
+  assert.equal(await m.latestIssue('WF_C'), '2026112100');
+  assert.ok(await m.getFarm('NEW1'));
+});
