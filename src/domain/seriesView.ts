@@ -15,6 +15,10 @@ export const MODE_RAW = 1;
 export const MODE_ALL_MISSING = 2;
 
 const POW10 = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000];
+/** k at index k: the steps of every gapless run are a window of this. */
+const GRID = Uint16Array.from({ length: MAX_STEP + 1 }, (_, k) => k);
+/** Scratch for decoding steps (parsing is synchronous). */
+const STEPS = new Uint16Array(MAX_STEP + 1);
 
 export class SeriesView {
   private constructor(
@@ -22,8 +26,13 @@ export class SeriesView {
     private readonly modes: Uint8Array,
     private readonly decimals: Uint8Array,
     private readonly bitmaps: (Uint8Array | undefined)[],
-    /** Scaled columns: absolute blob offset of each chunk, plus the end. */
-    private readonly chunkStarts: (Int32Array | undefined)[],
+    /**
+     * Scaled columns: absolute blob offset of each chunk, plus the end, at
+     * [e * stride + c]. One array for all columns: each typed array costs an
+     * allocation of its own, which dominated parsing.
+     */
+    private readonly chunkStarts: Int32Array,
+    private readonly stride: number,
     /** Raw columns: the values. */
     private readonly raws: (Float64Array | undefined)[],
     private readonly buf: Uint8Array,
@@ -38,14 +47,28 @@ export class SeriesView {
   static parse(r: ByteReader): SeriesView {
     const n = r.varint();
     if (n > 1441) throw new Error('series blob claims too many records');
-    const steps = new Uint16Array(n);
-    let prev = -1;
+    const buf = r.buf;
+    const end = r.end;
+    let pos = r.pos;
+    let k = -1;
+    let contiguous = true;
     for (let i = 0; i < n; i++) {
-      const k = i === 0 ? r.varint() : prev + 1 + r.varint();
+      if (pos >= end) throw new Error('series blob is truncated');
+      let b = buf[pos++]!;
+      let gap = b & 127;
+      for (let mul = 128; b >= 128; mul *= 128) {
+        if (pos >= end || mul > 2 ** 21) throw new Error('series blob has a malformed step');
+        b = buf[pos++]!;
+        gap += (b & 127) * mul;
+      }
+      if (i > 0 && gap !== 0) contiguous = false;
+      k = i === 0 ? gap : k + 1 + gap;
       if (k > MAX_STEP) throw new Error('series blob has a step out of range');
-      steps[i] = k;
-      prev = k;
+      STEPS[i] = k;
     }
+    r.pos = pos;
+    // Most runs have no gaps: their steps are a window of one shared array.
+    const steps = n === 0 ? new Uint16Array(0) : contiguous ? GRID.subarray(STEPS[0]!, STEPS[0]! + n) : STEPS.slice(0, n);
     const modes = new Uint8Array(ELEMENT_COUNT);
     const decimals = new Uint8Array(ELEMENT_COUNT);
     const hasMissing: boolean[] = [];
@@ -65,32 +88,30 @@ export class SeriesView {
       if (modes[e] === MODE_SCALED) for (let c = 0; c < chunks; c++) l.push(r.varint());
       lengths.push(l);
     }
-    const chunkStarts: (Int32Array | undefined)[] = [];
+    const stride = chunks + 1;
+    const chunkStarts = new Int32Array(ELEMENT_COUNT * stride);
     const raws: (Float64Array | undefined)[] = [];
     let at = r.pos;
     for (let e = 0; e < ELEMENT_COUNT; e++) {
       if (modes[e] === MODE_SCALED) {
-        const starts = new Int32Array(chunks + 1);
+        const l = lengths[e]!;
         for (let c = 0; c < chunks; c++) {
-          starts[c] = at;
-          at += lengths[e]![c]!;
+          chunkStarts[e * stride + c] = at;
+          at += l[c]!;
         }
-        starts[chunks] = at;
-        chunkStarts.push(starts);
+        chunkStarts[e * stride + chunks] = at;
         raws.push(undefined);
       } else if (modes[e] === MODE_RAW) {
         const bytes = r.buf.slice(at, at + 8 * n);
         if (bytes.length !== 8 * n) throw new Error('series blob is truncated');
         raws.push(new Float64Array(bytes.buffer, 0, n));
-        chunkStarts.push(undefined);
         at += 8 * n;
       } else {
-        chunkStarts.push(undefined);
         raws.push(undefined);
       }
     }
     if (at !== r.end) throw new Error('series blob has the wrong length');
-    return new SeriesView(steps, modes, decimals, bitmaps, chunkStarts, raws, r.buf, r.buf.length + 2 * n + 64 * ELEMENT_COUNT);
+    return new SeriesView(steps, modes, decimals, bitmaps, chunkStarts, stride, raws, r.buf, r.buf.length + 2 * n + 64 * ELEMENT_COUNT);
   }
 
   /** A view over an already decoded series (older blob formats): every column raw. */
@@ -102,7 +123,8 @@ export class SeriesView {
       modes,
       new Uint8Array(ELEMENT_COUNT),
       raws.map(() => undefined),
-      raws.map(() => undefined),
+      new Int32Array(0),
+      0,
       raws,
       new Uint8Array(0),
       s.steps.length * (2 + 8 * ELEMENT_COUNT),
@@ -119,13 +141,14 @@ export class SeriesView {
    * column with its scaled integer s, in order. Hot path: varints inline.
    */
   private scan(e: number, from: number, to: number, visit: (i: number, s: number) => void): void {
-    const starts = this.chunkStarts[e]!;
+    const starts = this.chunkStarts;
+    const base = e * this.stride;
     const bitmap = this.bitmaps[e];
     const buf = this.buf;
     const n = this.steps.length;
     for (let c = Math.floor(from / CHUNK); c * CHUNK < to; c++) {
-      let pos = starts[c]!;
-      const stop = starts[c + 1]!;
+      let pos = starts[base + c]!;
+      const stop = starts[base + c + 1]!;
       let last = 0;
       const end = Math.min(to, (c + 1) * CHUNK, n);
       for (let i = c * CHUNK; i < end; i++) {
