@@ -11,7 +11,7 @@ import { parseRange, type RangeBox } from '../domain/geo.js';
 import { DEFAULT_MATCH_RADIUS_KM, DEFAULT_RANGE } from '../domain/limits.js';
 import { buildApp } from '../http/app.js';
 import { DEFAULT_CACHE, type CacheSettings } from '../http/context.js';
-import { openStore } from '../store/openStore.js';
+import { openStore, PG_DEFAULTS, type StoreOptions } from '../store/openStore.js';
 import { dbOption, dbUrl, intOption, numberOption, version } from './config.js';
 import { UsageError } from './usage.js';
 
@@ -26,6 +26,7 @@ interface ServeOptions {
   level: string;
   workers: number;
   cache: CacheSettings;
+  store: StoreOptions;
 }
 
 function readOptions(args: string[]): ServeOptions {
@@ -42,6 +43,10 @@ function readOptions(args: string[]): ServeOptions {
       'series-cache-mb': { type: 'string' },
       'body-cache-mb': { type: 'string' },
       'latest-max-age': { type: 'string' },
+      'read-db': { type: 'string' },
+      'pg-pool-size': { type: 'string' },
+      'pg-connect-timeout-ms': { type: 'string' },
+      'pg-statement-timeout-ms': { type: 'string' },
     },
     allowPositionals: false,
     strict: true,
@@ -69,12 +74,18 @@ function readOptions(args: string[]): ServeOptions {
       bodyMb: intOption('body-cache-mb', values['body-cache-mb'], DEFAULT_CACHE.bodyMb, 0, 1 << 20),
       latestMaxAgeS: intOption('latest-max-age', values['latest-max-age'], DEFAULT_CACHE.latestMaxAgeS, 0, 31536000),
     },
+    store: {
+      readUrl: values['read-db'],
+      poolSize: intOption('pg-pool-size', values['pg-pool-size'], PG_DEFAULTS.poolSize, 1, 1000),
+      connectTimeoutMs: intOption('pg-connect-timeout-ms', values['pg-connect-timeout-ms'], PG_DEFAULTS.connectTimeoutMs, 1, 600_000),
+      statementTimeoutMs: intOption('pg-statement-timeout-ms', values['pg-statement-timeout-ms'], PG_DEFAULTS.statementTimeoutMs, 1, 3_600_000),
+    },
   };
 }
 
 /** Serves in this process until SIGTERM / SIGINT; resolves with the exit status. */
 async function serveHere(o: ServeOptions, announce: (address: string) => void): Promise<number> {
-  const store = await openStore(o.db);
+  const store = await openStore(o.db, o.store);
   const app = await buildApp(
     { store, rules: { range: o.range, matchRadiusKm: o.matchRadiusKm }, version: version(), cache: o.cache },
     { logger: { level: o.level, stream: process.stderr } },

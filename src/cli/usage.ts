@@ -46,6 +46,10 @@ ${DB}
   --series-cache-mb MB   bound of the in-memory cache of runs per process (default 24)
   --body-cache-mb MB     bound of the cache of rendered response bodies per process (default 48)
   --latest-max-age S     Cache-Control max-age when the latest run is implied (default 60)
+  --read-db URL          PostgreSQL read replica for reads (writes and change notices use --db)
+  --pg-pool-size N       PostgreSQL connections per process and pool (default 10)
+  --pg-connect-timeout-ms MS  give up connecting after this long (default 1500)
+  --pg-statement-timeout-ms MS  cancel a statement after this long (default 5000)
   --log-level LEVEL      fatal, error, warn, info, debug (default warn); logs go to stderr
   -h, --help             show this help
 `,

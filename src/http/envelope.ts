@@ -4,6 +4,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, CODES, type CodeDef } from '../domain/errors.js';
+import { StoreUnavailableError } from '../store/store.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -61,6 +62,12 @@ export function validationMessage(errors: readonly AjvError[], context: string):
 function handleError(this: FastifyInstance, err: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply): void {
   if (err instanceof ApiError) {
     reply.code(err.status).type(JSON_TYPE).send(JSON.stringify({ code: err.code, message: err.message, data: null }));
+    return;
+  }
+  if (err instanceof StoreUnavailableError) {
+    req.log.warn({ err: err.cause ?? err }, 'store unavailable');
+    reply.header('retry-after', '1');
+    sendError(reply, CODES.UNAVAILABLE, 'The forecast store is not reachable at the moment; retry shortly.');
     return;
   }
   const fe = err as FastifyError & { validationContext?: string };

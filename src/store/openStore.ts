@@ -13,10 +13,30 @@ export function parseStoreUrl(url: string): StoreLocation {
   return { kind: 'sqlite', path };
 }
 
-export async function openStore(url: string): Promise<Store> {
+export interface StoreOptions {
+  /** PostgreSQL: a read replica for reads. */
+  readonly readUrl?: string;
+  readonly poolSize?: number;
+  readonly connectTimeoutMs?: number;
+  readonly statementTimeoutMs?: number;
+}
+
+/** PostgreSQL connection defaults: a pool of 10 per process, fail fast when the server is away. */
+export const PG_DEFAULTS = Object.freeze({ poolSize: 10, connectTimeoutMs: 1500, statementTimeoutMs: 5000 });
+
+export async function openStore(url: string, o: StoreOptions = {}): Promise<Store> {
   const loc = parseStoreUrl(url);
   if (loc.kind === 'postgres') {
-    throw new Error('the PostgreSQL store is not available in this version; use sqlite:PATH');
+    // Loaded on demand: the embedded store needs no PostgreSQL client.
+    const { openPostgresStore } = await import('./postgres/postgresStore.js');
+    return openPostgresStore({
+      url: loc.url,
+      readUrl: o.readUrl,
+      poolSize: o.poolSize ?? PG_DEFAULTS.poolSize,
+      connectTimeoutMs: o.connectTimeoutMs ?? PG_DEFAULTS.connectTimeoutMs,
+      statementTimeoutMs: o.statementTimeoutMs ?? PG_DEFAULTS.statementTimeoutMs,
+    });
   }
+  if (o.readUrl !== undefined) throw new Error('--read-db applies to a PostgreSQL store only');
   return openSqliteStore(loc.path);
 }

@@ -90,6 +90,14 @@ export interface Changes {
   readonly runs: readonly RunChange[];
 }
 
+/** The store cannot be reached or did not answer in time; the caller may retry later. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
 export class UnknownFarmError extends Error {
   constructor(readonly farmId: string) {
     super(`farm_id "${farmId}" is not registered; import it with "forecastd farms import" first`);

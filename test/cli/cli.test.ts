@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { cellValue, farmsCsv, runCsv, tempDir } from '../helpers/fixtures.js';
+import { cellValue, farmsCsv, runCsv, testDbUrl } from '../helpers/fixtures.js';
 import { childPids, runCli, serve } from '../helpers/cli.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -35,11 +35,10 @@ describe('help, version and usage errors', () => {
 
 describe('farms import, ingest, serve, SIGTERM', () => {
   let dir: string;
-  let cleanup: () => void;
+  let cleanup: () => Promise<void>;
   let db: string;
-  before(() => {
-    ({ dir, cleanup } = tempDir());
-    db = `sqlite:${join(dir, 'store.db')}`;
+  before(async () => {
+    ({ dir, drop: cleanup, url: db } = await testDbUrl());
     writeFileSync(join(dir, 'farms.csv'), farmsCsv(undefined, { header: ['kind'], cells: (f) => [f.farmId.startsWith('WF') ? 'wind' : 'solar'] }));
     mkdirSync(join(dir, 'runs'));
     writeFileSync(join(dir, 'runs', 'WF_A_2026112000.csv'), runCsv('2026112000'));

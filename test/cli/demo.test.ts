@@ -5,14 +5,13 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parseIssue } from '../../src/domain/time.js';
 import { runCli, serve } from '../helpers/cli.js';
-import { tempDir } from '../helpers/fixtures.js';
+import { testDbUrl } from '../helpers/fixtures.js';
 
 let dir: string;
-let cleanup: () => void;
+let cleanup: () => Promise<void>;
 let db: string;
-before(() => {
-  ({ dir, cleanup } = tempDir());
-  db = `sqlite:${join(dir, 'demo.db')}`;
+before(async () => {
+  ({ dir, drop: cleanup, url: db } = await testDbUrl());
 });
 after(() => cleanup());
 

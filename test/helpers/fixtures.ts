@@ -12,6 +12,7 @@ import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
 import { readFarmsCsv } from '../../src/ingest/farmsCsv.js';
 import { readRunCsv } from '../../src/ingest/runCsv.js';
+import { freshPgDatabase } from './pg.js';
 
 /** A fresh temporary folder, removed by the returned cleanup. */
 export function tempDir(prefix = 'forecastd-test-'): { dir: string; cleanup: () => void } {
@@ -73,18 +74,37 @@ export function runCsv(issue: string, opts: RunOptions = {}): string {
 
 export const DEFAULT_RULES: SiteRules = { range: DEFAULT_RANGE, matchRadiusKm: DEFAULT_MATCH_RADIUS_KM };
 
-/** A real SQLite store file in a fresh temporary folder. */
-export async function sqliteStore(): Promise<{ store: Store; url: string; dir: string; cleanup: () => Promise<void> }> {
+/** Which adapter the store-backed tests run against: FORECASTD_TEST_STORE = sqlite (default) or postgres. */
+export const TEST_STORE_KIND: 'sqlite' | 'postgres' = process.env.FORECASTD_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+
+/** A fresh store URL of the adapter under test (a new SQLite file or a new PostgreSQL database). */
+export async function testDbUrl(): Promise<{ url: string; dir: string; drop: () => Promise<void> }> {
   const t = tempDir();
-  const url = `sqlite:${join(t.dir, 'store.db')}`;
-  const store = await openStore(url);
+  if (TEST_STORE_KIND === 'postgres') {
+    const db = await freshPgDatabase();
+    return {
+      url: db.url,
+      dir: t.dir,
+      drop: async () => {
+        await db.drop();
+        t.cleanup();
+      },
+    };
+  }
+  return { url: `sqlite:${join(t.dir, 'store.db')}`, dir: t.dir, drop: async () => t.cleanup() };
+}
+
+/** A fresh, real store of the adapter under test, and a temporary folder beside it. */
+export async function testStore(): Promise<{ store: Store; url: string; dir: string; cleanup: () => Promise<void> }> {
+  const db = await testDbUrl();
+  const store = await openStore(db.url);
   return {
     store,
-    url,
-    dir: t.dir,
+    url: db.url,
+    dir: db.dir,
     cleanup: async () => {
       await store.close();
-      t.cleanup();
+      await db.drop();
     },
   };
 }

@@ -7,7 +7,7 @@ import { buildApp } from '../../src/http/app.js';
 import { readRunCsv } from '../../src/ingest/runCsv.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
-import { DEFAULT_RULES, cellValue, runCsv, seed, sqliteStore } from '../helpers/fixtures.js';
+import { DEFAULT_RULES, cellValue, runCsv, seed, testStore } from '../helpers/fixtures.js';
 
 let store: Store;
 let url: string;
@@ -29,7 +29,7 @@ async function appWith(cache: { seriesMb: number; bodyMb: number; latestMaxAgeS:
 }
 
 before(async () => {
-  ({ store, url, cleanup } = await sqliteStore());
+  ({ store, url, cleanup } = await testStore());
   await seed(store, [
     { farmId: 'WF_A', issue: '2026112000' },
     { farmId: 'WF_A', issue: '2026112012' },

@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { ELEMENTS } from '../../src/domain/elements.js';
-import { sqliteStore, testApp } from '../helpers/fixtures.js';
+import { testStore, testApp } from '../helpers/fixtures.js';
 import { okData, type InjectResult } from './support.js';
 
 let app: FastifyInstance;
 let cleanup: () => Promise<void>;
 
 before(async () => {
-  const s = await sqliteStore();
+  const s = await testStore();
   cleanup = s.cleanup;
   app = await testApp(s.store);
 });

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { CODES } from '../../src/domain/errors.js';
 import type { Store } from '../../src/store/store.js';
-import { seed, sqliteStore, testApp } from '../helpers/fixtures.js';
+import { seed, testStore, testApp } from '../helpers/fixtures.js';
 import { assertError, assertNoLeak, JSON_CT, okData, type InjectResult } from './support.js';
 
 let app: FastifyInstance;
@@ -16,7 +16,7 @@ const inject = (method: string, url: string): Promise<InjectResult> =>
   app.inject({ method: method as 'GET', url }) as unknown as Promise<InjectResult>;
 
 before(async () => {
-  const s = await sqliteStore();
+  const s = await testStore();
   cleanup = s.cleanup;
   store = s.store;
   await seed(store, [{ farmId: 'WF_A', issue: '2026112000', opts: { steps: [0, 1] } }]);
@@ -93,7 +93,8 @@ describe('malformed requests', () => {
     /** Sends raw bytes and reads the whole answer (the server closes the connection). */
     function raw(text: string): Promise<{ status: number; headers: Map<string, string>; body: string }> {
       return new Promise((resolve, reject) => {
-        const socket = net.connect(port, '127.0.0.1', () => socket.end(text));
+        // write, not end: a half-closed client may be dropped before a slower (database-backed) answer is ready.
+        const socket = net.connect(port, '127.0.0.1', () => socket.write(text));
         let buf = '';
         socket.setEncoding('utf8');
         socket.setTimeout(5000, () => socket.destroy(new Error('timeout')));

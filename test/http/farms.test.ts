@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { readFarmsCsv } from '../../src/ingest/farmsCsv.js';
-import { farmsCsv, FARMS, sqliteStore, testApp, type FarmFixture } from '../helpers/fixtures.js';
+import { farmsCsv, FARMS, testStore, testApp, type FarmFixture } from '../helpers/fixtures.js';
 import { assertError, okData, type InjectResult } from './support.js';
 
 const EXTRA = {
@@ -28,13 +28,13 @@ let bigApp: FastifyInstance;
 const get = (a: FastifyInstance, url: string): Promise<InjectResult> => a.inject(url) as unknown as Promise<InjectResult>;
 
 before(async () => {
-  const s = await sqliteStore();
+  const s = await testStore();
   stores.push(s.cleanup);
   await s.store.upsertFarms(readFarmsCsv(Buffer.from(farmsCsv(ALL, EXTRA))));
   app = await testApp(s.store);
 
   // 10 001 sites, to see the default and maximum page sizes at work.
-  const big = await sqliteStore();
+  const big = await testStore();
   stores.push(big.cleanup);
   const many: FarmFixture[] = Array.from({ length: 10_001 }, (_, i) => ({
     farmId: `S${String(10_000 - i).padStart(5, '0')}`,
@@ -147,7 +147,7 @@ describe('GET /api/v1/farms', () => {
   });
 
   test('importing the registry again updates sites by farm_id', async () => {
-    const s = await sqliteStore();
+    const s = await testStore();
     try {
       await s.store.upsertFarms(readFarmsCsv(Buffer.from(farmsCsv(FARMS))));
       await s.store.upsertFarms(readFarmsCsv(Buffer.from(farmsCsv([{ farmId: 'WF_A', lat: 41, lon: 96, name: 'Renamed' }]))));

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { ELEMENT_NAMES } from '../../src/domain/elements.js';
 import { STEP_MS } from '../../src/domain/run.js';
 import { formatBeijing, parseIssue } from '../../src/domain/time.js';
-import { cellValue, FARMS, seed, sqliteStore, testApp, type FarmFixture } from '../helpers/fixtures.js';
+import { cellValue, FARMS, seed, testStore, testApp, type FarmFixture } from '../helpers/fixtures.js';
 import { assertError, CSV_CT, JSON_CT, okData, type InjectResult } from './support.js';
 
 const OLD = '2026112000';
@@ -29,14 +29,14 @@ const range = (a: number, b: number): number[] => Array.from({ length: b - a + 1
 
 let cleanup: () => Promise<void>;
 let app: FastifyInstance;
-let store: Awaited<ReturnType<typeof sqliteStore>>['store'];
+let store: Awaited<ReturnType<typeof testStore>>['store'];
 
 const get = (url: string, headers: Record<string, string> = {}): Promise<InjectResult> =>
   app.inject({ method: 'GET', url, headers }) as unknown as Promise<InjectResult>;
 const F = '/api/v1/forecast';
 
 before(async () => {
-  const s = await sqliteStore();
+  const s = await testStore();
   cleanup = s.cleanup;
   store = s.store;
   await seed(

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { FARMS, seed, sqliteStore, testApp } from '../helpers/fixtures.js';
+import { FARMS, seed, testStore, testApp } from '../helpers/fixtures.js';
 import { assertError, okData, type InjectResult } from './support.js';
 
 const I = '/api/v1/forecast/issues';
@@ -23,7 +23,7 @@ const hourly = (n: number): string[] =>
 const BIG = hourly(1001);
 
 before(async () => {
-  const s = await sqliteStore();
+  const s = await testStore();
   stores.push(s.cleanup);
   await seed(
     s.store,
@@ -41,7 +41,7 @@ before(async () => {
   );
   app = await testApp(s.store);
 
-  const big = await sqliteStore();
+  const big = await testStore();
   stores.push(big.cleanup);
   await seed(big.store, BIG.map((issue) => ({ farmId: 'WF_A', issue, opts: { steps: [0] } })));
   bigApp = await testApp(big.store);

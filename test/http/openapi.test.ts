@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { ELEMENT_NAMES } from '../../src/domain/elements.js';
 import { CODES } from '../../src/domain/errors.js';
 import { FarmsQuery, ForecastQuery, IssuesQuery } from '../../src/http/schemas.js';
-import { sqliteStore, testApp } from '../helpers/fixtures.js';
+import { testStore, testApp } from '../helpers/fixtures.js';
 import { JSON_CT, type InjectResult } from './support.js';
 
 let app: FastifyInstance;
@@ -17,7 +17,7 @@ let docText: string;
 const get = (url: string): Promise<InjectResult> => app.inject(url) as unknown as Promise<InjectResult>;
 
 before(async () => {
-  const s = await sqliteStore();
+  const s = await testStore();
   cleanup = s.cleanup;
   app = await testApp(s.store);
   const res = await get('/api/v1/openapi.json');

@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { expandPaths, importFarmsFile, ingestPaths, ingestRunFile, type FileOutcome } from '../../src/ingest/ingestFiles.js';
 import type { Store } from '../../src/store/store.js';
-import { cellValue, farmsCsv, runCsv, sqliteStore } from '../helpers/fixtures.js';
+import { cellValue, farmsCsv, runCsv, testStore } from '../helpers/fixtures.js';
 
 let store: Store;
 let dir: string;
 let cleanup: () => Promise<void>;
 
 before(async () => {
-  ({ store, dir, cleanup } = await sqliteStore());
+  ({ store, dir, cleanup } = await testStore());
   writeFileSync(join(dir, 'farms.csv'), farmsCsv());
   const r = await importFarmsFile(store, join(dir, 'farms.csv'));
   assert.deepEqual(r, { ok: true, farms: 3 });

@@ -5,7 +5,7 @@ import { readRunCsv } from '../../src/ingest/runCsv.js';
 import { ReadModel } from '../../src/query/readModel.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
-import { runCsv, seed, sqliteStore } from '../helpers/fixtures.js';
+import { runCsv, seed, testStore } from '../helpers/fixtures.js';
 
 let store: Store;
 let url: string;
@@ -17,7 +17,7 @@ async function publish(target: Store, farmId: string, issue: string, steps: numb
 }
 
 before(async () => {
-  ({ store, url, cleanup } = await sqliteStore());
+  ({ store, url, cleanup } = await testStore());
   await seed(store, [{ farmId: 'WF_A', issue: '2026112000' }]);
 });
 after(() => cleanup());

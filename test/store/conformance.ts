@@ -44,8 +44,8 @@ function assertSameSeries(actual: RunSeries, expected: RunSeries): void {
   }
 }
 
-export function storeConformance(adapter: string, open: () => Promise<StoreHarness>): void {
-  describe(`store conformance: ${adapter}`, () => {
+export function storeConformance(adapter: string, open: () => Promise<StoreHarness>, options: { skip?: string } = {}): void {
+  describe(`store conformance: ${adapter}`, options, () => {
     let h: StoreHarness;
     let store: Store;
     before(async () => {

@@ -1,0 +1,389 @@
+/**
+ * The PostgreSQL store (node-postgres). Same semantics as the SQLite store (see
+ * ../store.ts), for several processes on several hosts:
+ * - every publication bumps the `counters` row in its transaction, so revisions
+ *   follow commit order, and sends NOTIFY forecastd_changes; each process
+ *   LISTENs on a dedicated connection and learns of commits at once;
+ * - readers may use a read replica; then the change token is the replica's own
+ *   revision (read at most once per changePollMs), so a run appears when the
+ *   replica has it;
+ * - connection failures and timeouts surface as StoreUnavailableError, and the
+ *   pools and the listener reconnect by themselves.
+ */
+import pg from 'pg';
+import { encodeSeries, openSeries } from '../../domain/codec.js';
+import {
+  StoreUnavailableError,
+  UnknownFarmError,
+  type Box,
+  type Changes,
+  type Farm,
+  type IssueSummary,
+  type Page,
+  type Publication,
+  type Store,
+  type StoredRun,
+} from '../store.js';
+import { PG_MIGRATIONS } from './migrations.js';
+
+export interface PgSettings {
+  /** Primary: writes, LISTEN, and reads when no replica is given. */
+  readonly url: string;
+  /** Optional read replica. */
+  readonly readUrl?: string;
+  readonly poolSize: number;
+  readonly connectTimeoutMs: number;
+  readonly statementTimeoutMs: number;
+}
+
+const CHANNEL = 'forecastd_changes';
+/** Key of the advisory lock that serialises schema migrations across processes. */
+const MIGRATION_LOCK = 0x66637374; // 'fcst'
+
+interface FarmRow {
+  farm_id: string;
+  lat: number;
+  lon: number;
+  name: string;
+  extra: string;
+}
+
+const toFarm = (r: FarmRow): Farm => ({
+  farmId: r.farm_id,
+  lat: r.lat,
+  lon: r.lon,
+  name: r.name,
+  extra: JSON.parse(r.extra) as [string, string][],
+});
+
+const FARM_COLUMNS = 'farm_id, lat, lon, name, extra';
+
+/** SQLSTATE classes and client errors that mean "not reachable now", not "bad request". */
+function isUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  const code = e.code ?? '';
+  if (/^(08|53|57P)/.test(code)) return true; // connection exception, resources, operator intervention
+  if (code === '57014') return true; // statement timeout
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
+  return /timeout|terminat|Connection terminated|connect ECONNREFUSED|Client has encountered a connection error|not queryable/i.test(
+    e.message ?? '',
+  );
+}
+
+function wrap(err: unknown): never {
+  if (isUnavailable(err)) throw new StoreUnavailableError('the PostgreSQL store is not reachable', { cause: err });
+  throw err;
+}
+
+function makePool(url: string, s: PgSettings): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: s.poolSize,
+    connectionTimeoutMillis: s.connectTimeoutMs,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: s.statementTimeoutMs,
+    query_timeout: s.statementTimeoutMs + 1000,
+    keepAlive: true,
+  });
+  // An idle client that loses its server emits here; without a handler the process would crash.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+async function migrate(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query('CREATE TABLE IF NOT EXISTS forecastd_schema (version integer NOT NULL)');
+    const rows = (await client.query<{ version: number }>('SELECT version FROM forecastd_schema')).rows;
+    if (rows.length === 0) await client.query('INSERT INTO forecastd_schema (version) VALUES (0)');
+    const version = rows[0]?.version ?? 0;
+    if (version > PG_MIGRATIONS.length) {
+      throw new Error(`store schema version ${version} is newer than this forecastd (${PG_MIGRATIONS.length})`);
+    }
+    for (let v = version; v < PG_MIGRATIONS.length; v++) await client.query(PG_MIGRATIONS[v]!);
+    await client.query('UPDATE forecastd_schema SET version = $1', [PG_MIGRATIONS.length]);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** Runs fn in one transaction on a client of the pool. */
+async function transaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>, isolation = ''): Promise<T> {
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (err) {
+    return wrap(err);
+  }
+  try {
+    await client.query(`BEGIN${isolation ? ` ISOLATION LEVEL ${isolation}` : ''}`);
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    return wrap(err);
+  } finally {
+    client.release();
+  }
+}
+
+/** Keeps one connection LISTENing, reconnecting after failures; counts what it hears. */
+class Listener {
+  private client: pg.Client | undefined;
+  private stopped = false;
+  heard = 0;
+  /** Moves each time the listener (re)connects: commits may have been missed before. */
+  epoch = 0;
+  connected = false;
+
+  constructor(
+    private readonly url: string,
+    private readonly connectTimeoutMs: number,
+    private readonly onNotice: () => void,
+  ) {}
+
+  start(): void {
+    void this.connect();
+  }
+
+  private async connect(): Promise<void> {
+    if (this.stopped) return;
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: this.connectTimeoutMs, keepAlive: true });
+    const lost = (): void => {
+      if (this.client !== client) return;
+      this.client = undefined;
+      this.connected = false;
+      client.end().catch(() => undefined);
+      if (!this.stopped) setTimeout(() => void this.connect(), 500).unref();
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    client.on('notification', () => {
+      this.heard++;
+      this.onNotice();
+    });
+    this.client = client;
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+      this.connected = true;
+      this.epoch++;
+      this.onNotice();
+    } catch {
+      lost();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const c = this.client;
+    this.client = undefined;
+    this.connected = false;
+    await c?.end().catch(() => undefined);
+  }
+}
+
+export async function openPostgresStore(settings: PgSettings): Promise<Store> {
+  const primary = makePool(settings.url, settings);
+  const reader = settings.readUrl ? makePool(settings.readUrl, settings) : primary;
+  try {
+    await migrate(primary);
+  } catch (err) {
+    await primary.end().catch(() => undefined);
+    if (reader !== primary) await reader.end().catch(() => undefined);
+    if (isUnavailable(err)) throw new Error(`cannot reach PostgreSQL: ${(err as Error).message}`);
+    throw err;
+  }
+
+  const listeners = new Set<() => void>();
+  const notify = (): void => {
+    for (const l of listeners) l();
+  };
+  let ownWrites = 0;
+  const listener = new Listener(settings.url, settings.connectTimeoutMs, notify);
+  listener.start();
+
+  async function read<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> {
+    try {
+      return (await reader.query<R>(sql, params)).rows;
+    } catch (err) {
+      return wrap(err);
+    }
+  }
+
+  async function nextRevision(c: pg.PoolClient): Promise<number> {
+    const r = await c.query<{ value: string }>(`UPDATE counters SET value = value + 1 WHERE name = 'revision' RETURNING value`);
+    return Number(r.rows[0]!.value);
+  }
+
+  const committed = (): void => {
+    ownWrites++;
+    notify();
+  };
+
+  return {
+    // NOTIFY tells this process of every commit at once; the poll only guards a lost listener or a lagging replica.
+    changePollMs: 1000,
+
+    onCommit(l) {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+
+    async changeToken() {
+      if (listener.connected && reader === primary) return `n${listener.epoch}:${listener.heard}:${ownWrites}`;
+      const rows = await read<{ value: string }>(`SELECT value FROM counters WHERE name = 'revision'`);
+      return `r${rows[0]?.value ?? 0}:${ownWrites}`;
+    },
+
+    async upsertFarms(farms) {
+      await transaction(primary, async (c) => {
+        const revision = await nextRevision(c);
+        const now = Date.now();
+        for (const f of farms) {
+          await c.query(
+            `INSERT INTO farms (farm_id, lat, lon, name, extra, updated_at, revision) VALUES ($1, $2, $3, $4, $5, $6, $7)
+             ON CONFLICT (farm_id) DO UPDATE SET lat = excluded.lat, lon = excluded.lon, name = excluded.name,
+               extra = excluded.extra, updated_at = excluded.updated_at, revision = excluded.revision`,
+            [f.farmId, f.lat, f.lon, f.name, JSON.stringify(f.extra), now, revision],
+          );
+        }
+        await c.query('SELECT pg_notify($1, $2)', [CHANNEL, String(revision)]);
+      });
+      committed();
+    },
+
+    async getFarm(farmId) {
+      const rows = await read<FarmRow>(`SELECT ${FARM_COLUMNS} FROM farms WHERE farm_id = $1`, [farmId]);
+      return rows[0] && toFarm(rows[0]);
+    },
+
+    async listFarms(offset, limit) {
+      const [count, rows] = await Promise.all([
+        read<{ n: string }>('SELECT count(*) AS n FROM farms'),
+        read<FarmRow>(`SELECT ${FARM_COLUMNS} FROM farms ORDER BY farm_id COLLATE "C" LIMIT $1 OFFSET $2`, [limit, offset]),
+      ]);
+      return { total: Number(count[0]!.n), items: rows.map(toFarm) };
+    },
+
+    async farmsInBox(box: Box) {
+      const rows = await read<FarmRow>(
+        `SELECT ${FARM_COLUMNS} FROM farms WHERE lat BETWEEN $1 AND $2 AND lon BETWEEN $3 AND $4 ORDER BY farm_id COLLATE "C"`,
+        [box.latMin, box.latMax, box.lonMin, box.lonMax],
+      );
+      return rows.map(toFarm);
+    },
+
+    async countFarms() {
+      const rows = await read<{ n: string }>('SELECT count(*) AS n FROM farms');
+      return Number(rows[0]!.n);
+    },
+
+    async putRun(run): Promise<Publication> {
+      const blob = encodeSeries(run.series);
+      const pub = await transaction(primary, async (c) => {
+        const farm = await c.query('SELECT 1 FROM farms WHERE farm_id = $1', [run.farmId]);
+        if (farm.rowCount === 0) throw new UnknownFarmError(run.farmId);
+        const revision = await nextRevision(c);
+        const now = Date.now();
+        await c.query(
+          `INSERT INTO runs (farm_id, issue, records, series, revision, published_at) VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (farm_id, issue) DO UPDATE SET records = excluded.records, series = excluded.series,
+             revision = excluded.revision, published_at = excluded.published_at`,
+          [run.farmId, run.issue, run.series.steps.length, Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength), revision, now],
+        );
+        await c.query('SELECT pg_notify($1, $2)', [CHANNEL, String(revision)]);
+        return { revision, publishedAt: now };
+      });
+      committed();
+      return pub;
+    },
+
+    async getRun(farmId, issue): Promise<StoredRun | undefined> {
+      const rows = await read<{ series: Buffer; revision: string; published_at: string }>(
+        'SELECT series, revision, published_at FROM runs WHERE farm_id = $1 AND issue = $2',
+        [farmId, issue],
+      );
+      const row = rows[0];
+      if (!row) return undefined;
+      return { farmId, issue, view: openSeries(row.series), revision: Number(row.revision), publishedAt: Number(row.published_at) };
+    },
+
+    async latestIssue(farmId) {
+      const rows = await read<{ issue: string }>('SELECT issue FROM runs WHERE farm_id = $1 ORDER BY issue DESC LIMIT 1', [farmId]);
+      return rows[0]?.issue;
+    },
+
+    async listIssues(farmId, offset, limit): Promise<Page<IssueSummary>> {
+      const toItem = (r: { issue: string; farms: string }): IssueSummary => ({ issue: r.issue, farms: Number(r.farms) });
+      if (farmId === undefined) {
+        const [count, rows] = await Promise.all([
+          read<{ n: string }>('SELECT count(DISTINCT issue) AS n FROM runs'),
+          read<{ issue: string; farms: string }>(
+            'SELECT issue, count(*) AS farms FROM runs GROUP BY issue ORDER BY issue DESC LIMIT $1 OFFSET $2',
+            [limit, offset],
+          ),
+        ]);
+        return { total: Number(count[0]!.n), items: rows.map(toItem) };
+      }
+      const [count, rows] = await Promise.all([
+        read<{ n: string }>('SELECT count(*) AS n FROM runs WHERE farm_id = $1', [farmId]),
+        read<{ issue: string; farms: string }>(
+          `SELECT r.issue AS issue, (SELECT count(*) FROM runs a WHERE a.issue = r.issue) AS farms
+           FROM runs r WHERE r.farm_id = $1 ORDER BY r.issue DESC LIMIT $2 OFFSET $3`,
+          [farmId, limit, offset],
+        ),
+      ]);
+      return { total: Number(count[0]!.n), items: rows.map(toItem) };
+    },
+
+    async snapshot() {
+      return transaction(
+        reader,
+        async (c) => {
+          const rev = await c.query<{ value: string }>(`SELECT value FROM counters WHERE name = 'revision'`);
+          const farms = await c.query<FarmRow>(`SELECT ${FARM_COLUMNS} FROM farms ORDER BY farm_id COLLATE "C"`);
+          return { revision: Number(rev.rows[0]!.value), farms: farms.rows.map(toFarm) };
+        },
+        'REPEATABLE READ READ ONLY',
+      );
+    },
+
+    async changesSince(since): Promise<Changes> {
+      return transaction(
+        reader,
+        async (c) => {
+          const rev = await c.query<{ value: string }>(`SELECT value FROM counters WHERE name = 'revision'`);
+          const farms = await c.query<FarmRow>(`SELECT ${FARM_COLUMNS} FROM farms WHERE revision > $1 ORDER BY farm_id COLLATE "C"`, [since]);
+          const runs = await c.query<{ farm_id: string; issue: string; revision: string }>(
+            'SELECT farm_id, issue, revision FROM runs WHERE revision > $1 ORDER BY revision',
+            [since],
+          );
+          return {
+            revision: Number(rev.rows[0]!.value),
+            farms: farms.rows.map(toFarm),
+            runs: runs.rows.map((r) => ({ farmId: r.farm_id, issue: r.issue, revision: Number(r.revision) })),
+          };
+        },
+        'REPEATABLE READ READ ONLY',
+      );
+    },
+
+    async ping() {
+      await read('SELECT 1');
+    },
+
+    async close() {
+      await listener.stop();
+      await primary.end().catch(() => undefined);
+      if (reader !== primary) await reader.end().catch(() => undefined);
+    },
+  };
+}
