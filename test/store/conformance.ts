@@ -195,6 +195,38 @@ export function storeConformance(adapter: string, open: () => Promise<StoreHarne
       assert.deepEqual(later, { revision: p2.revision, farms: [], runs: [] });
     });
 
+    test('two publications of one run at once leave exactly one complete version; readers see whole versions', async () => {
+      const other = await h.openAnother();
+      try {
+        const versions = [series([0, 1, 2, 3], 21), series([0, 1, 2, 3, 4, 5], 22), series([5, 9], 23)];
+        const same = (x: RunSeries, y: RunSeries): boolean => {
+          try {
+            assertSameSeries(x, y);
+            return true;
+          } catch {
+            return false;
+          }
+        };
+        const reads: Promise<void>[] = [];
+        const writes: Promise<unknown>[] = [];
+        for (let i = 0; i < 12; i++) {
+          const target = i % 2 === 0 ? store : other;
+          writes.push(target.putRun({ farmId: 'B2', issue: '2026112500', series: versions[i % 3]! }));
+          reads.push(
+            store.getRun('B2', '2026112500').then((r) => {
+              if (r) assert.ok(versions.some((v) => same(r.view.toSeries(), v)), 'a whole version');
+            }),
+          );
+        }
+        await Promise.all([...writes, ...reads]);
+        const final = await store.getRun('B2', '2026112500');
+        assert.ok(versions.some((v) => same(final!.view.toSeries(), v)));
+        assert.equal((await store.listIssues('B2', 0, 100)).items.filter((i) => i.issue === '2026112500').length, 1);
+      } finally {
+        await other.close();
+      }
+    });
+
     test('revisions stay increasing across handles', async () => {
       const other = await h.openAnother();
       try {

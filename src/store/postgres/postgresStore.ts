@@ -119,18 +119,22 @@ async function transaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T
   try {
     client = await pool.connect();
   } catch (err) {
-    return wrap(err);
+    throw new StoreUnavailableError('the PostgreSQL store is not reachable', { cause: err });
   }
   try {
     await client.query(`BEGIN${isolation ? ` ISOLATION LEVEL ${isolation}` : ''}`);
     const result = await fn(client);
     await client.query('COMMIT');
+    client.release();
     return result;
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    const rolledBack = await client.query('ROLLBACK').then(
+      () => true,
+      () => false,
+    );
+    // A client that could not even roll back is broken: drop it rather than pool it.
+    client.release(!rolledBack);
     return wrap(err);
-  } finally {
-    client.release();
   }
 }
 
@@ -159,6 +163,8 @@ class Listener {
     const lost = (): void => {
       if (this.client !== client) return;
       this.client = undefined;
+      // Readers must stop trusting their caches' freshness and ask the store (which may now fail).
+      if (this.connected) this.onNotice();
       this.connected = false;
       client.end().catch(() => undefined);
       if (!this.stopped) setTimeout(() => void this.connect(), 500).unref();
@@ -211,9 +217,20 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
   listener.start();
 
   async function read<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> {
+    let client: pg.PoolClient;
     try {
-      return (await reader.query<R>(sql, params)).rows;
+      client = await reader.connect();
     } catch (err) {
+      // Whatever keeps us from connecting (refused, timed out, database closed to connections) is unavailability.
+      throw new StoreUnavailableError('the PostgreSQL store is not reachable', { cause: err });
+    }
+    try {
+      const rows = (await client.query<R>(sql, params)).rows;
+      client.release();
+      return rows;
+    } catch (err) {
+      // A client that failed may be broken: drop it rather than pool it.
+      client.release(true);
       return wrap(err);
     }
   }
