@@ -10,6 +10,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   ingest: async () => (await import('./ingestCommand.js')).ingestCommand,
   farms: async () => (await import('./farmsCommand.js')).farmsCommand,
   demo: async () => (await import('./demoCommand.js')).demoCommand,
+  'migrate-store': async () => (await import('./migrateStoreCommand.js')).migrateStoreCommand,
 };
 
 const wantsHelp = (args: readonly string[]): boolean => args.includes('--help') || args.includes('-h');

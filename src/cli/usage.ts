@@ -23,6 +23,7 @@ Commands:
   ingest         ingest run CSV files (<farm_id>_<yyyyMMddHH>.csv) or folders of them
   farms import   register or update sites from a farm registry CSV
   demo           register demo sites and ingest demo runs
+  migrate-store  copy every site and run from one store to another (SQLite <-> PostgreSQL)
 
 Options:
   -h, --help     show help (also: forecastd <command> --help)
@@ -91,5 +92,21 @@ ${DB}
   --out DIR              keep the generated CSV files in DIR (default: a temporary folder, removed)
   --if-empty             do nothing when the store already holds sites
   -h, --help             show this help
+`,
+  'migrate-store': `Usage: forecastd migrate-store --from URL --to URL
+
+Copy every site and every run from one store to another: sqlite:PATH or
+postgres://... on either side. Runs keep their encoded series (byte for byte)
+and their publication time; the destination gives them new revisions. Each run
+is read back from the destination and one line per (site, run) is printed:
+FARM ISSUE from SHA256 to SHA256 (MISMATCH when they differ). Progress goes to
+stderr about once a second. Running it again updates what is there.
+
+Options:
+  --from URL             the store to copy from
+  --to URL               the store to copy into (created and migrated if new)
+  -h, --help             show this help
+
+Exit status: 0 copied and verified; 1 a checksum differed; 2 usage error.
 `,
 };

@@ -54,6 +54,20 @@ export interface StoredRun {
   readonly publishedAt: number;
 }
 
+/** A run as stored: its encoded blob, for copying between stores. */
+export interface EncodedRun {
+  readonly farmId: string;
+  readonly issue: string;
+  readonly blob: Uint8Array;
+  readonly revision: number;
+  readonly publishedAt: number;
+}
+
+export interface RunKey {
+  readonly farmId: string;
+  readonly issue: string;
+}
+
 export interface Publication {
   readonly revision: number;
   readonly publishedAt: number;
@@ -130,6 +144,13 @@ export interface Store {
   snapshot(): Promise<{ revision: number; farms: readonly Farm[] }>;
   /** Farms and runs written with a revision greater than `since`. */
   changesSince(since: number): Promise<Changes>;
+
+  /** Number of (farm, run) records. */
+  countRuns(): Promise<number>;
+  /** Runs with their blobs in (farm_id, issue) order (byte order), after `after`, at most `limit`. */
+  exportRuns(after: RunKey | undefined, limit: number): Promise<readonly EncodedRun[]>;
+  /** Publishes an already encoded run (as exported by any store), keeping its publication time. */
+  importRun(run: Omit<EncodedRun, 'revision'>): Promise<Publication>;
 
   /** Resolves when the store answers; rejects otherwise. */
   ping(): Promise<void>;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ELEMENT_COUNT } from '../../src/domain/elements.js';
 import { emptySeries, type RunSeries } from '../../src/domain/run.js';
-import { UnknownFarmError, type Farm, type Store } from '../../src/store/store.js';
+import { UnknownFarmError, type EncodedRun, type Farm, type RunKey, type Store } from '../../src/store/store.js';
 
 export interface StoreHarness {
   /** The store under test, fresh and empty. */
@@ -225,6 +225,33 @@ export function storeConformance(adapter: string, open: () => Promise<StoreHarne
       } finally {
         await other.close();
       }
+    });
+
+    test('exportRuns pages through every run in byte order; importRun copies a blob exactly, keeping its time', async () => {
+      const total = await store.countRuns();
+      const seen: EncodedRun[] = [];
+      let after: RunKey | undefined;
+      for (;;) {
+        const page = await store.exportRuns(after, 3);
+        if (page.length === 0) break;
+        seen.push(...page);
+        after = page[page.length - 1];
+      }
+      assert.equal(seen.length, total);
+      const keys = seen.map((r) => `${r.farmId}\u0000${r.issue}`);
+      assert.deepEqual(keys, [...keys].sort((a, b) => (Buffer.compare(Buffer.from(a), Buffer.from(b)))));
+      const src = seen[0]!;
+      const before = await store.getRun(src.farmId, src.issue);
+      assert.equal(src.revision, before!.revision);
+      const copy = await store.importRun({ farmId: src.farmId, issue: '2026112600', blob: src.blob, publishedAt: 1234567890123 });
+      const back = await store.exportRuns({ farmId: src.farmId, issue: '2026112599' }, 1);
+      assert.equal(back[0]!.issue, '2026112600');
+      assert.ok(Buffer.from(back[0]!.blob).equals(Buffer.from(src.blob)));
+      assert.equal(back[0]!.publishedAt, 1234567890123);
+      assert.equal(back[0]!.revision, copy.revision);
+      await assert.rejects(store.importRun({ farmId: 'nope', issue: '2026112600', blob: src.blob, publishedAt: 1 }), UnknownFarmError);
+      await assert.rejects(store.importRun({ farmId: src.farmId, issue: '2026112601', blob: new Uint8Array([9, 9]), publishedAt: 1 }));
+      assert.equal(await store.getRun(src.farmId, '2026112601'), undefined);
     });
 
     test('revisions stay increasing across handles', async () => {

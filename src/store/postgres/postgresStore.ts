@@ -245,6 +245,25 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
     notify();
   };
 
+  /** One publication: refuse an unknown farm, take the next revision, write, notify, commit. */
+  async function publish(farmId: string, issue: string, blob: Uint8Array, records: number, at: number): Promise<Publication> {
+    const pub = await transaction(primary, async (c) => {
+      const farm = await c.query('SELECT 1 FROM farms WHERE farm_id = $1', [farmId]);
+      if (farm.rowCount === 0) throw new UnknownFarmError(farmId);
+      const revision = await nextRevision(c);
+      await c.query(
+        `INSERT INTO runs (farm_id, issue, records, series, revision, published_at) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (farm_id, issue) DO UPDATE SET records = excluded.records, series = excluded.series,
+           revision = excluded.revision, published_at = excluded.published_at`,
+        [farmId, issue, records, Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength), revision, at],
+      );
+      await c.query('SELECT pg_notify($1, $2)', [CHANNEL, String(revision)]);
+      return { revision, publishedAt: at };
+    });
+    committed();
+    return pub;
+  }
+
   return {
     // NOTIFY tells this process of every commit at once; the poll only guards a lost listener or a lagging replica.
     changePollMs: 1000,
@@ -304,23 +323,34 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
     },
 
     async putRun(run): Promise<Publication> {
-      const blob = encodeSeries(run.series);
-      const pub = await transaction(primary, async (c) => {
-        const farm = await c.query('SELECT 1 FROM farms WHERE farm_id = $1', [run.farmId]);
-        if (farm.rowCount === 0) throw new UnknownFarmError(run.farmId);
-        const revision = await nextRevision(c);
-        const now = Date.now();
-        await c.query(
-          `INSERT INTO runs (farm_id, issue, records, series, revision, published_at) VALUES ($1, $2, $3, $4, $5, $6)
-           ON CONFLICT (farm_id, issue) DO UPDATE SET records = excluded.records, series = excluded.series,
-             revision = excluded.revision, published_at = excluded.published_at`,
-          [run.farmId, run.issue, run.series.steps.length, Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength), revision, now],
-        );
-        await c.query('SELECT pg_notify($1, $2)', [CHANNEL, String(revision)]);
-        return { revision, publishedAt: now };
-      });
-      committed();
-      return pub;
+      return publish(run.farmId, run.issue, encodeSeries(run.series), run.series.steps.length, Date.now());
+    },
+
+    async importRun(run) {
+      return publish(run.farmId, run.issue, run.blob, openSeries(run.blob).length, run.publishedAt);
+    },
+
+    async countRuns() {
+      const rows = await read<{ n: string }>('SELECT count(*) AS n FROM runs');
+      return Number(rows[0]!.n);
+    },
+
+    async exportRuns(after, limit) {
+      const rows = await read<{ farm_id: string; issue: string; series: Buffer; revision: string; published_at: string }>(
+        after === undefined
+          ? 'SELECT farm_id, issue, series, revision, published_at FROM runs ORDER BY farm_id COLLATE "C", issue COLLATE "C" LIMIT $1'
+          : `SELECT farm_id, issue, series, revision, published_at FROM runs
+             WHERE (farm_id COLLATE "C", issue COLLATE "C") > ($2 COLLATE "C", $3 COLLATE "C")
+             ORDER BY farm_id COLLATE "C", issue COLLATE "C" LIMIT $1`,
+        after === undefined ? [limit] : [limit, after.farmId, after.issue],
+      );
+      return rows.map((r) => ({
+        farmId: r.farm_id,
+        issue: r.issue,
+        blob: r.series,
+        revision: Number(r.revision),
+        publishedAt: Number(r.published_at),
+      }));
     },
 
     async getRun(farmId, issue): Promise<StoredRun | undefined> {

@@ -8,7 +8,6 @@ import {
   type Box,
   type Farm,
   type IssueSummary,
-  type NewRun,
   type Page,
   type Publication,
   type Store,
@@ -110,6 +109,13 @@ export function openSqliteStore(path: string): Store {
     ),
     countFarmIssues: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM runs WHERE farm_id = ?'),
     ping: db.prepare('SELECT 1'),
+    countRuns: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM runs'),
+    exportFirst: db.prepare<[number], { farm_id: string; issue: string; series: Buffer; revision: number; published_at: number }>(
+      'SELECT farm_id, issue, series, revision, published_at FROM runs ORDER BY farm_id, issue LIMIT ?',
+    ),
+    exportAfter: db.prepare<[string, string, number], { farm_id: string; issue: string; series: Buffer; revision: number; published_at: number }>(
+      'SELECT farm_id, issue, series, revision, published_at FROM runs WHERE (farm_id, issue) > (?, ?) ORDER BY farm_id, issue LIMIT ?',
+    ),
   };
 
   const upsertFarms = db.transaction((farms: readonly Farm[], now: number) => {
@@ -133,11 +139,11 @@ export function openSqliteStore(path: string): Store {
     runs: q.runsSince.all(since).map((r) => ({ farmId: r.farm_id, issue: r.issue, revision: r.revision })),
   }));
 
-  const putRun = db.transaction((run: NewRun, blob: Uint8Array, now: number): Publication => {
-    if (q.getFarm.get(run.farmId) === undefined) throw new UnknownFarmError(run.farmId);
+  const putRun = db.transaction((farmId: string, issue: string, blob: Uint8Array, records: number, at: number): Publication => {
+    if (q.getFarm.get(farmId) === undefined) throw new UnknownFarmError(farmId);
     const revision = q.nextRevision.get()!.value;
-    q.putRun.run(run.farmId, run.issue, run.series.steps.length, blob, revision, now);
-    return { revision, publishedAt: now };
+    q.putRun.run(farmId, issue, records, blob, revision, at);
+    return { revision, publishedAt: at };
   });
 
   return {
@@ -160,9 +166,22 @@ export function openSqliteStore(path: string): Store {
     },
     async putRun(run) {
       const blob = encodeSeries(run.series);
-      const pub = putRun.immediate(run, blob, Date.now());
+      const pub = putRun.immediate(run.farmId, run.issue, blob, run.series.steps.length, Date.now());
       committed();
       return pub;
+    },
+    async importRun(run) {
+      const records = openSeries(run.blob).length; // also proves the blob decodes
+      const pub = putRun.immediate(run.farmId, run.issue, run.blob, records, run.publishedAt);
+      committed();
+      return pub;
+    },
+    async countRuns() {
+      return q.countRuns.get()!.n;
+    },
+    async exportRuns(after, limit) {
+      const rows = after === undefined ? q.exportFirst.all(limit) : q.exportAfter.all(after.farmId, after.issue, limit);
+      return rows.map((r) => ({ farmId: r.farm_id, issue: r.issue, blob: r.series, revision: r.revision, publishedAt: r.published_at }));
     },
     async getRun(farmId, issue): Promise<StoredRun | undefined> {
       const row = q.getRun.get(farmId, issue);
