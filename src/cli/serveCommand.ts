@@ -11,7 +11,7 @@ import { parseRange, type RangeBox } from '../domain/geo.js';
 import { DEFAULT_MATCH_RADIUS_KM, DEFAULT_RANGE } from '../domain/limits.js';
 import { buildApp } from '../http/app.js';
 import { DEFAULT_CACHE, type CacheSettings } from '../http/context.js';
-import { openStore, PG_DEFAULTS, type StoreOptions } from '../store/openStore.js';
+import { openStore, parseStoreUrl, PG_DEFAULTS, type StoreOptions } from '../store/openStore.js';
 import { dbOption, dbUrl, intOption, numberOption, version } from './config.js';
 import { UsageError } from './usage.js';
 
@@ -59,12 +59,16 @@ function readOptions(args: string[]): ServeOptions {
       throw new UsageError((err as Error).message, 'serve');
     }
   }
+  const db = dbUrl(values.db);
+  if (values['read-db'] !== undefined && (parseStoreUrl(db).kind !== 'postgres' || parseStoreUrl(values['read-db']).kind !== 'postgres')) {
+    throw new UsageError('--read-db needs PostgreSQL URLs for both --db and --read-db', 'serve');
+  }
   const level = values['log-level'] ?? 'warn';
   if (!LOG_LEVELS.includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`, 'serve');
   return {
     port: intOption('port', values.port, 8080, 0, 65535),
     host: values.host ?? '127.0.0.1',
-    db: dbUrl(values.db),
+    db,
     range,
     matchRadiusKm: numberOption('match-radius-km', values['match-radius-km'], DEFAULT_MATCH_RADIUS_KM, 0),
     level,
