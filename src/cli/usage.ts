@@ -44,7 +44,7 @@ ${DB}
                          service range box for coordinate queries (default 70,0,140,60)
   --match-radius-km KM   a point is served by the nearest site within this radius (default 5)
   --workers N            processes serving the port (node:cluster; default: the number of cores)
-  --series-cache-mb MB   bound of the in-memory cache of runs per process (default 24)
+  --series-cache-mb MB   bound of the in-memory cache of runs per process (default 48)
   --body-cache-mb MB     bound of the cache of rendered response bodies per process (default 48)
   --latest-max-age S     Cache-Control max-age when the latest run is implied (default 60)
   --read-db URL          PostgreSQL read replica for reads (writes and change notices use --db)
