@@ -39,7 +39,8 @@ export interface RunOptions {
 export async function httpRun(o: RunOptions): Promise<{ summary: Summary[]; rssMb: number; pageBytes: number }> {
   const log = o.log ?? ((l: string) => process.stderr.write(l + '\n'));
   ensureWrk();
-  const db = await benchStore(o.sites, o.runs, log);
+  // BENCH_STORE_URL runs the same load against another store holding the same data (e.g. PostgreSQL after migrate-store).
+  const db = process.env.BENCH_STORE_URL ?? (await benchStore(o.sites, o.runs, log));
   const farmIds = benchSites(o.sites).map((s) => s.farmId);
   const issues = benchIssues(o.runs);
   const server = await startPinned(SERVER_CORE, process.execPath, [BIN, 'serve', '--workers', '1', '--port', '0', '--db', db]);

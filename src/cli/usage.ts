@@ -1,4 +1,5 @@
 /** Command-line help texts and the usage error. */
+import { DEFAULT_CACHE } from '../http/context.js';
 
 export class UsageError extends Error {
   constructor(
@@ -44,9 +45,9 @@ ${DB}
                          service range box for coordinate queries (default 70,0,140,60)
   --match-radius-km KM   a point is served by the nearest site within this radius (default 5)
   --workers N            processes serving the port (node:cluster; default: the number of cores)
-  --series-cache-mb MB   bound of the in-memory cache of runs per process (default 48)
-  --body-cache-mb MB     bound of the cache of rendered response bodies per process (default 48)
-  --latest-max-age S     Cache-Control max-age when the latest run is implied (default 60)
+  --series-cache-mb MB   bound of the in-memory cache of runs per process (default ${DEFAULT_CACHE.seriesMb})
+  --body-cache-mb MB     bound of the cache of rendered response bodies per process (default ${DEFAULT_CACHE.bodyMb})
+  --latest-max-age S     Cache-Control max-age when the latest run is implied (default ${DEFAULT_CACHE.latestMaxAgeS})
   --read-db URL          PostgreSQL read replica for reads (writes and change notices use --db)
   --pg-pool-size N       PostgreSQL connections per process and pool (default 10)
   --pg-connect-timeout-ms MS  give up connecting after this long (default 1500)
