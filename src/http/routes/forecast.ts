@@ -70,19 +70,26 @@ export function forecastRoute(app: FastifyInstance, ctx: AppContext): void {
   const memoDoor = new Doorkeeper();
   const latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
 
-  function respond(req: FastifyRequest, reply: FastifyReply, p: Prepared, entry: CachedBody): FastifyReply {
+  /**
+   * Writes the answer straight to the socket (the framework's reply is
+   * hijacked): the headers and body are known whole, and this is the hot path.
+   */
+  function respond(req: FastifyRequest, reply: FastifyReply, p: Prepared, entry: CachedBody): void {
     const { bytes, coding } = bodies.encoded(p.key, entry, chooseCoding(req.headers['accept-encoding']));
-    if (entry.release) reply.raw.once('close', entry.release);
-    reply.headers({
-      etag: entityTag(p.tag, coding),
-      'last-modified': p.lastModified,
-      'cache-control': p.cacheControl,
-      vary: VARY,
-    });
-    if (notModified(req, p)) return reply.code(304).send();
-    if (coding !== 'identity') reply.header('content-encoding', coding);
-    if (p.disposition !== undefined) reply.header('content-disposition', p.disposition);
-    return reply.type(p.contentType).send(bytes);
+    const res = reply.raw;
+    if (entry.release) res.once('close', entry.release);
+    const headers = ['etag', entityTag(p.tag, coding), 'last-modified', p.lastModified, 'cache-control', p.cacheControl, 'vary', VARY];
+    reply.hijack();
+    if (notModified(req, p)) {
+      res.writeHead(304, headers);
+      res.end();
+      return;
+    }
+    headers.push('content-type', p.contentType, 'content-length', String(bytes.length));
+    if (coding !== 'identity') headers.push('content-encoding', coding);
+    if (p.disposition !== undefined) headers.push('content-disposition', p.disposition);
+    res.writeHead(200, headers);
+    res.end(bytes);
   }
 
   app.get<{ Querystring: Static<typeof ForecastQuery> }>(
@@ -154,7 +161,7 @@ export function forecastRoute(app: FastifyInstance, ctx: AppContext): void {
         if (csv) writeCsv(sink, run.view, plan.issueMs, plan.elements, plan.from, plan.to);
         else writeForecastJson(sink, plan, page, size);
       })!;
-      return respond(req, reply, prepared, entry);
+      respond(req, reply, prepared, entry);
     },
   );
 }
