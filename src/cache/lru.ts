@@ -98,3 +98,53 @@ export class SizedLru<K, V> {
     node.newer = node.older = undefined;
   }
 }
+
+/**
+ * Segmented LRU: new entries start in a small probation segment; an entry read
+ * again there moves to the protected segment. A flood of entries asked once or
+ * twice (random queries) then cycles through probation only, and cannot push
+ * out the entries that are asked again and again (the hot pages).
+ */
+export class SegmentedLru<K, V> {
+  private readonly probation: SizedLru<K, V>;
+  private readonly protectedPart: SizedLru<K, V>;
+
+  constructor(capacity: number, sizeOf: (value: V) => number, probationShare = 0.2) {
+    this.probation = new SizedLru(Math.floor(capacity * probationShare), sizeOf);
+    this.protectedPart = new SizedLru(capacity - Math.floor(capacity * probationShare), sizeOf);
+  }
+
+  get(key: K): V | undefined {
+    const hot = this.protectedPart.get(key);
+    if (hot !== undefined) return hot;
+    const warm = this.probation.get(key);
+    if (warm !== undefined) {
+      this.probation.delete(key);
+      this.protectedPart.set(key, warm);
+    }
+    return warm;
+  }
+
+  set(key: K, value: V): void {
+    this.protectedPart.delete(key);
+    this.probation.set(key, value);
+  }
+
+  resize(key: K): void {
+    this.protectedPart.resize(key);
+    this.probation.resize(key);
+  }
+
+  delete(key: K): void {
+    this.protectedPart.delete(key);
+    this.probation.delete(key);
+  }
+
+  get size(): number {
+    return this.probation.size + this.protectedPart.size;
+  }
+
+  get bytes(): number {
+    return this.probation.bytes + this.protectedPart.bytes;
+  }
+}

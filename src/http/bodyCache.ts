@@ -4,7 +4,7 @@
  * its compressed variants made once, on first demand.
  */
 import { Doorkeeper } from '../cache/doorkeeper.js';
-import { SizedLru } from '../cache/lru.js';
+import { SegmentedLru } from '../cache/lru.js';
 import { ByteSink } from '../domain/byteSink.js';
 import { BufferPool } from './bufferPool.js';
 import { compress, MIN_COMPRESS_BYTES, type Coding } from './conditional.js';
@@ -18,12 +18,12 @@ export interface CachedBody {
 }
 
 export class BodyCache {
-  private readonly lru: SizedLru<string, CachedBody>;
+  private readonly lru: SegmentedLru<string, CachedBody>;
   private readonly sink = new ByteSink(256 * 1024);
   private readonly door = new Doorkeeper();
 
   constructor(capacityBytes: number) {
-    this.lru = new SizedLru(capacityBytes, (b) => 256 + b.identity.length + (b.gzip?.length ?? 0) + (b.br?.length ?? 0));
+    this.lru = new SegmentedLru(capacityBytes, (b) => 256 + b.identity.length + (b.gzip?.length ?? 0) + (b.br?.length ?? 0));
   }
 
   private readonly pool = new BufferPool();

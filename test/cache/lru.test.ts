@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { SizedLru } from '../../src/cache/lru.js';
+import { SegmentedLru, SizedLru } from '../../src/cache/lru.js';
 
 const bytes = (s: string): number => s.length;
 
@@ -80,4 +80,17 @@ test('eviction stays cheap after many deletions and re-insertions', () => {
   }
   assert.equal(c.size, 100);
   assert.equal(c.bytes, 1000);
+});
+
+test('segmented: a flood of new entries does not push out entries read again', () => {
+  const c = new SegmentedLru<string, string>(100, bytes); // probation 20, protected 80
+  for (const k of ['h1', 'h2', 'h3']) {
+    c.set(k, 'x'.repeat(10));
+    assert.equal(c.get(k), 'xxxxxxxxxx'); // read again: protected
+  }
+  for (let i = 0; i < 1000; i++) c.set(`cold${i}`, 'y'.repeat(10));
+  for (const k of ['h1', 'h2', 'h3']) assert.equal(c.get(k), 'xxxxxxxxxx', k);
+  assert.equal(c.get('cold0'), undefined);
+  assert.equal(c.get('cold999'), 'yyyyyyyyyy');
+  assert.ok(c.bytes <= 100);
 });

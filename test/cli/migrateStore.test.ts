@@ -36,7 +36,7 @@ test('usage: both stores are required and must differ', async () => {
   assert.equal((await runCli(['migrate-store', '--from', 'sqlite:/tmp/x.db', '--to', 'sqlite:/tmp/x.db'])).code, 2);
 });
 
-test('SQLite -> PostgreSQL -> SQLite keeps every run byte for byte, and serves the same bodies', options, async () => {
+test('SQLite -> PostgreSQL -> SQLite keeps every run byte for byte; all three serve every endpoint alike', options, async () => {
   const first = `sqlite:${join(dir, 'first.db')}`;
   const last = `sqlite:${join(dir, 'last.db')}`;
   const demo = await runCli(['demo', '--db', first, '--runs', '2']);
@@ -57,17 +57,32 @@ test('SQLite -> PostgreSQL -> SQLite keeps every run byte for byte, and serves t
     assert.deepEqual(b.get(k), [from, to], k);
   }
 
-  // The round-tripped store answers exactly as the original, publication times included.
-  const s1 = await serve(['--db', first, '--workers', '1']);
-  const s2 = await serve(['--db', last, '--workers', '1']);
+  // PostgreSQL and both SQLite stores answer every endpoint byte for byte alike, publication times included.
+  const servers = await Promise.all([first, pg.url, last].map((db) => serve(['--db', db, '--workers', '1'])));
   try {
-    for (const path of ['/api/v1/farms', '/api/v1/forecast/issues', '/api/v1/forecast?farm_id=WF_GS01&size=200', '/api/v1/forecast?farm_id=PV_QH01&format=csv']) {
-      const [r1, r2] = await Promise.all([fetch(s1.base + path), fetch(s2.base + path)]);
-      assert.equal(await r1.text(), await r2.text(), path);
-      assert.equal(r1.headers.get('last-modified'), r2.headers.get('last-modified'), path);
+    const paths = [
+      '/api/v1/farms',
+      '/api/v1/forecast/issues',
+      '/api/v1/forecast/issues?farm_id=WF_GS01&size=1',
+      '/api/v1/elements',
+      '/api/v1/forecast?farm_id=WF_GS01&size=200',
+      '/api/v1/forecast?lat=40.5&lon=95.8&elements=spd100,tr&start=2026-11-20',
+      '/api/v1/forecast?farm_id=PV_QH01&format=csv',
+      '/api/v1/forecast?farm_id=NOPE',
+      '/api/v1/forecast?farm_id=WF_GS01&page=0',
+    ];
+    for (const path of paths) {
+      const answers = await Promise.all(servers.map((s) => fetch(s.base + path)));
+      const bodies = await Promise.all(answers.map((r) => r.text()));
+      for (let i = 1; i < answers.length; i++) {
+        assert.equal(answers[i]!.status, answers[0]!.status, path);
+        assert.equal(bodies[i], bodies[0], path);
+        for (const h of ['content-type', 'last-modified', 'cache-control', 'content-disposition']) {
+          assert.equal(answers[i]!.headers.get(h), answers[0]!.headers.get(h), `${path} ${h}`);
+        }
+      }
     }
   } finally {
-    await s1.stop();
-    await s2.stop();
+    for (const s of servers) await s.stop();
   }
 });
