@@ -3,8 +3,6 @@
  * are decoded once; values are decoded per chunk and column only when asked.
  */
 import { ELEMENT_COUNT } from './elements.js';
-import { scaledText } from './decimalText.js';
-import { numberText } from './numberText.js';
 import { emptySeries, MAX_STEP, type RunSeries } from './run.js';
 import { ByteReader } from './varint.js';
 
@@ -199,25 +197,6 @@ export class SeriesView {
       out.fill(NaN, 0, to - from);
       const p = POW10[this.decimals[e]!]!;
       this.scan(e, from, to, (i, s) => (out[i - from] = s / p));
-    }
-  }
-
-  /**
-   * Number text of column e for records [from, to) into out[0 ...], `missing`
-   * where a value is missing. The text parses back to the stored double.
-   */
-  texts(e: number, from: number, to: number, out: string[], missing: string): void {
-    const mode = this.modes[e];
-    for (let i = 0; i < to - from; i++) out[i] = missing;
-    if (mode === MODE_RAW) {
-      const raw = this.raws[e]!;
-      for (let i = from; i < to; i++) {
-        const v = raw[i]!;
-        if (!Number.isNaN(v)) out[i - from] = numberText(v);
-      }
-    } else if (mode === MODE_SCALED) {
-      const d = this.decimals[e]!;
-      this.scan(e, from, to, (i, s) => (out[i - from] = scaledText(s, d)));
     }
   }
 

@@ -1,45 +1,26 @@
-/** Growable byte writer and bounds-checked reader for varints (LEB128, up to 2^53) and zigzag. */
+/** Byte writer and bounds-checked reader for varints (LEB128, up to 2^53) and zigzag. */
+import { ByteSink } from './byteSink.js';
 
-export class ByteWriter {
-  buf: Uint8Array;
-  len = 0;
-
-  constructor(capacity = 4096) {
-    this.buf = new Uint8Array(capacity);
-  }
-
-  private grow(extra: number): void {
-    if (this.len + extra <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.len + extra) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.len));
-    this.buf = next;
-  }
-
+/** A byte sink that also writes single bytes and varints. */
+export class ByteWriter extends ByteSink {
   byte(b: number): void {
-    this.grow(1);
+    this.reserve(1);
     this.buf[this.len++] = b;
   }
 
   /** A non-negative integer up to 2^53. */
   varint(x: number): void {
-    this.grow(8);
+    this.reserve(8);
+    const buf = this.buf;
     while (x >= 128) {
-      this.buf[this.len++] = (x % 128) | 128;
+      buf[this.len++] = (x % 128) | 128;
       x = Math.floor(x / 128);
     }
-    this.buf[this.len++] = x;
-  }
-
-  bytes(b: Uint8Array): void {
-    this.grow(b.length);
-    this.buf.set(b, this.len);
-    this.len += b.length;
+    buf[this.len++] = x;
   }
 
   result(): Uint8Array {
-    return this.buf.slice(0, this.len);
+    return this.take();
   }
 }
 
