@@ -126,6 +126,33 @@ function put(buf: Uint8Array, pos: number, b: Uint8Array): number {
   return pos;
 }
 
+/**
+ * Copies len bytes four at a time through DataViews (unaligned access is fine);
+ * the last word may write up to 3 bytes past the end, which the caller's
+ * reservation covers and the next write overwrites.
+ */
+function putWords(dst: DataView, pos: number, src: DataView, at: number, len: number): number {
+  for (let i = 0; i < len; i += 4) dst.setUint32(pos + i, src.getUint32(at + i, true), true);
+  return pos + len;
+}
+
+/** A fragment padded to whole words, for putWords. */
+function padded(b: Uint8Array): DataView {
+  const out = new Uint8Array((b.length + 3) & ~3);
+  out.set(b);
+  return new DataView(out.buffer);
+}
+
+const viewCache = new WeakMap<Uint8Array, DataView>();
+const asView = (b: Uint8Array): DataView => {
+  let v = viewCache.get(b);
+  if (v === undefined) {
+    v = padded(b);
+    viewCache.set(b, v);
+  }
+  return v;
+};
+
 /** Writes records [from, to) of a series in the given style. */
 export function writeRecords(
   sink: ByteSink,
@@ -148,19 +175,24 @@ export function writeRecords(
     fields.push(style.field[e]!);
     perRecord += style.field[e]!.length + Math.max(MAX_SCALED_BYTES, style.missing.length);
   }
-  const dates = gridDateBytes(issueMs);
+  const dates = asView(gridDateBytes(issueMs));
   const steps = view.steps;
-  sink.reserve((to - from) * perRecord);
+  const open = asView(style.open);
+  const openLen = style.open.length;
+  const keyViews = fields.map(asView);
+  const keyLens = fields.map((f) => f.length);
+  // +4: putWords may write up to 3 bytes past a fragment.
+  sink.reserve((to - from) * perRecord + 4);
   let buf = sink.buf;
+  let dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   let pos = sink.len;
   for (let i = from; i < to; i++) {
     if (i > from) pos = put(buf, pos, style.separator);
-    pos = put(buf, pos, style.open);
-    const at = steps[i]! * DATE_TEXT_BYTES;
-    for (let k = 0; k < DATE_TEXT_BYTES; k++) buf[pos++] = dates[at + k]!;
+    pos = putWords(dv, pos, open, 0, openLen);
+    pos = putWords(dv, pos, dates, steps[i]! * DATE_TEXT_BYTES, DATE_TEXT_BYTES);
     pos = put(buf, pos, style.afterDate);
     for (let j = 0; j < count; j++) {
-      pos = put(buf, pos, fields[j]!);
+      pos = putWords(dv, pos, keyViews[j]!, 0, keyLens[j]!);
       const v = values[j]![i - from]!;
       if (v !== v) {
         pos = put(buf, pos, style.missing);
@@ -170,8 +202,9 @@ export function writeRecords(
         // Raw values (rare) may be long: write them through the sink, which grows as needed.
         sink.len = pos;
         sink.ascii(numberText(v));
-        sink.reserve((to - i) * perRecord);
+        sink.reserve((to - i) * perRecord + 4);
         buf = sink.buf;
+        dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
         pos = sink.len;
       }
     }

@@ -109,7 +109,9 @@ export class SeriesView {
       }
     }
     if (at !== r.end) throw new Error('series blob has the wrong length');
-    return new SeriesView(steps, modes, decimals, bitmaps, chunkStarts, stride, raws, r.buf, r.buf.length + 2 * n + 64 * ELEMENT_COUNT);
+    // What this view keeps alive: the blob, its own steps (gapless runs share the grid), offsets, raw columns.
+    const kept = r.buf.length + (contiguous ? 0 : 2 * n) + 4 * chunkStarts.length + raws.reduce((a, c) => a + (c ? 8 * n : 0), 0) + 256;
+    return new SeriesView(steps, modes, decimals, bitmaps, chunkStarts, stride, raws, r.buf, kept);
   }
 
   /** A view over an already decoded series (older blob formats): every column raw. */

@@ -18,8 +18,9 @@
  * - Lists are ordered: farms by farm_id ascending, issues newest first.
  * - A batch of farms also takes one revision from the same sequence as runs, so
  *   changesSince(r) returns every farm and run written after revision r.
- * - changeToken() is cheap enough to call on every request and differs from its
- *   previous value whenever anything was committed in between, by any process.
+ * - changeToken() is cheap enough to call on every request. It differs from its
+ *   previous value at once after a commit through this store object, and within
+ *   changePollMs after a commit by any other process.
  * - onCommit listeners run after every commit made through this store object
  *   (and after commits of other processes that the adapter is told of). A reader
  *   that is not told must ask changeToken(); `changePollMs` is how stale it may
