@@ -2,7 +2,7 @@
  * Builds the HTTP application (never listens): the one place where routes,
  * schemas, the envelope and the OpenAPI document are put together.
  */
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { ApiError, CODES } from '../domain/errors.js';
 import type { AppContext } from './context.js';
 import { clientErrorResponse, registerErrorHandling, sendError } from './envelope.js';
@@ -54,27 +54,30 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   });
   // An empty value would be coerced by the validator (to 0 for numbers): treat it as malformed.
   // The validator also coerces hex, exponent, padded and Infinity texts to numbers, and skips its range
-  // checks for an infinite result: numbers must be plain, finite decimals.
-  app.addHook('preValidation', (req, _reply, done) => {
-    const props = (req.routeOptions.schema?.querystring as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties;
-    if (props) {
+  // checks for an infinite result: numbers must be plain, finite decimals. The check is attached to each
+  // route with its own parameter types, since reading req.routeOptions per request is costly.
+  app.addHook('onRoute', (route) => {
+    const props = (route.schema?.querystring as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties;
+    if (!props) return;
+    const numeric = new Set(Object.keys(props).filter((k) => props[k]!.type === 'number' || props[k]!.type === 'integer'));
+    const check = (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => {
       const q = req.query as ParsedQuery;
       for (const name in q) {
-        const prop = props[name];
-        if (prop === undefined) continue;
+        if (!Object.hasOwn(props, name)) continue;
         const v = q[name];
         if (v === '' || (Array.isArray(v) && v.includes(''))) {
           done(new ApiError(CODES.BAD_PARAMETER, `Query parameter ${name} is empty.`));
           return;
         }
-        const type = prop.type;
-        if ((type === 'number' || type === 'integer') && typeof v === 'string' && !(PLAIN_DECIMAL.test(v) && Number.isFinite(Number(v)))) {
+        if (numeric.has(name) && typeof v === 'string' && !(PLAIN_DECIMAL.test(v) && Number.isFinite(Number(v)))) {
           done(new ApiError(CODES.BAD_PARAMETER, `Query parameter ${name} must be a plain decimal number.`));
           return;
         }
       }
-    }
-    done();
+      done();
+    };
+    const existing = route.preValidation;
+    route.preValidation = existing === undefined ? [check] : [...(Array.isArray(existing) ? existing : [existing]), check];
   });
   app.addHook('preClose', async () => {
     closing = true;
