@@ -113,14 +113,18 @@ async function migrate(pool: pg.Pool): Promise<void> {
   }
 }
 
-/** Runs fn in one transaction on a client of the pool. */
-async function transaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>, isolation = ''): Promise<T> {
-  let client: pg.PoolClient;
+/** A client of the pool; whatever keeps us from connecting (refused, timed out, database closed) is unavailability. */
+async function connect(pool: pg.Pool): Promise<pg.PoolClient> {
   try {
-    client = await pool.connect();
+    return await pool.connect();
   } catch (err) {
     throw new StoreUnavailableError('the PostgreSQL store is not reachable', { cause: err });
   }
+}
+
+/** Runs fn in one transaction on a client of the pool. */
+async function transaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>, isolation = ''): Promise<T> {
+  const client = await connect(pool);
   try {
     await client.query(`BEGIN${isolation ? ` ISOLATION LEVEL ${isolation}` : ''}`);
     const result = await fn(client);
@@ -217,13 +221,7 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
   listener.start();
 
   async function read<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> {
-    let client: pg.PoolClient;
-    try {
-      client = await reader.connect();
-    } catch (err) {
-      // Whatever keeps us from connecting (refused, timed out, database closed to connections) is unavailability.
-      throw new StoreUnavailableError('the PostgreSQL store is not reachable', { cause: err });
-    }
+    const client = await connect(reader);
     try {
       const rows = (await client.query<R>(sql, params)).rows;
       client.release();
