@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_DIR, benchIssues, benchSites, benchStore } from './benchStore.js';
 import { ensureWrk, peakRssMb, startPinned, type Server } from './proc.js';
-import { csvPaths, hotPaths, mixedPaths } from './requests.js';
-import { median, wrk, type WrkResult } from './wrk.js';
+import { csvPaths, hotPaths, mixedLua } from './requests.js';
+import { median, wrk, type Requests, type WrkResult } from './wrk.js';
 
 export const SERVER_CORE = 0;
 export const CLIENT_CORE = 1;
@@ -47,7 +47,7 @@ export async function httpRun(o: RunOptions): Promise<{ summary: Summary[]; rssM
   const servers: Server[] = [server];
   try {
     const page = Buffer.from(await (await fetch(server.base + hotPaths(farmIds)[0])).arrayBuffer());
-    const targets = new Map<Scenario, { target: Server; paths: string[] }>();
+    const targets = new Map<Scenario, { target: Server; paths: Requests }>();
     for (const name of o.scenarios) {
       if (name === 'ceiling') {
         const pageFile = join(BENCH_DIR, 'ceiling-page.json');
@@ -56,7 +56,7 @@ export async function httpRun(o: RunOptions): Promise<{ summary: Summary[]; rssM
         servers.push(ceiling);
         targets.set(name, { target: ceiling, paths: ['/'] });
       } else if (name === 'hot') targets.set(name, { target: server, paths: hotPaths(farmIds) });
-      else if (name === 'mixed') targets.set(name, { target: server, paths: mixedPaths(farmIds, issues, 100_000) });
+      else if (name === 'mixed') targets.set(name, { target: server, paths: { lua: mixedLua(farmIds, issues) } });
       else targets.set(name, { target: server, paths: csvPaths(farmIds, issues, 5_000) });
     }
     log(`store ${o.sites} sites x ${o.runs} runs; page ${page.length} bytes; warming up`);

@@ -1,7 +1,6 @@
 /** Request paths for the HTTP benchmarks, drawn with a seeded generator. */
 import { ELEMENT_NAMES } from '../../src/domain/elements.js';
-import { HORIZON_MS, STEP_MS } from '../../src/domain/run.js';
-import { formatBeijing, parseIssue } from '../../src/domain/time.js';
+import { parseIssue } from '../../src/domain/time.js';
 
 /** mulberry32: small, fast, deterministic. */
 export function rng(seed: number): () => number {
@@ -23,31 +22,39 @@ export function hotPaths(farmIds: readonly string[]): string[] {
   return farmIds.map((f) => `/api/v1/forecast?farm_id=${enc(f)}`);
 }
 
-/** Random site, run, window, fields, page size and page. */
-export function mixedPaths(farmIds: readonly string[], issues: readonly string[], count: number, seed = 7): string[] {
-  const r = rng(seed);
-  const out: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const issue = pick(r, issues);
-    const issueMs = parseIssue(issue)!;
-    const startMs = issueMs + Math.floor(r() * 1200) * STEP_MS;
-    const endMs = Math.min(issueMs + HORIZON_MS, startMs + (24 + Math.floor(r() * 24 * 7)) * 4 * STEP_MS);
-    const fields = ELEMENT_NAMES.filter(() => r() < 0.5);
-    if (fields.length === 0) fields.push(pick(r, ELEMENT_NAMES));
-    const size = pick(r, [24, 48, 96]);
-    const records = Math.floor((endMs - startMs) / STEP_MS) + 1;
-    const page = 1 + Math.floor(r() * Math.ceil(records / size));
-    out.push(
-      `/api/v1/forecast?farm_id=${enc(pick(r, farmIds))}&issue=${issue}` +
-        `&start=${enc(formatBeijing(startMs))}&end=${enc(formatBeijing(endMs))}` +
-        `&elements=${fields.join(',')}&size=${size}&page=${page}`,
-    );
-  }
-  return out;
-}
-
 /** The whole run as CSV, random site and run. */
 export function csvPaths(farmIds: readonly string[], issues: readonly string[], count: number, seed = 11): string[] {
   const r = rng(seed);
   return Array.from({ length: count }, () => `/api/v1/forecast?farm_id=${enc(pick(r, farmIds))}&issue=${pick(r, issues)}&format=csv`);
+}
+
+/**
+ * The mixed load as a wrk Lua script that draws every request afresh (site, run,
+ * window, fields, size, page), so that practically no query repeats.
+ */
+export function mixedLua(farmIds: readonly string[], issues: readonly string[]): string {
+  const issueSeconds = issues.map((i) => parseIssue(i)! / 1000);
+  return `
+local farms = {${farmIds.map((f) => JSON.stringify(f)).join(',')}}
+local issues = {${issues.map((i) => JSON.stringify(i)).join(',')}}
+local issueT = {${issueSeconds.join(',')}}
+local names = {${ELEMENT_NAMES.map((n) => JSON.stringify(n)).join(',')}}
+local sizes = {24, 48, 96}
+math.randomseed(tonumber(os.getenv("WRK_SEED") or "1"))
+local function beijing(t) return os.date("!%Y-%m-%dT%H:%M:%S", t + 8 * 3600) .. "%2B08:00" end
+request = function()
+  local r = math.random(#issues)
+  local start = issueT[r] + (math.random(1200) - 1) * 900
+  local stop = math.min(issueT[r] + 1296000, start + (24 + math.random(168) - 1) * 3600)
+  local fields = {}
+  for _, n in ipairs(names) do if math.random() < 0.5 then fields[#fields + 1] = n end end
+  if #fields == 0 then fields[1] = names[math.random(#names)] end
+  local size = sizes[math.random(3)]
+  local records = math.floor((stop - start) / 900) + 1
+  local page = math.random(math.ceil(records / size))
+  return wrk.format("GET", "/api/v1/forecast?farm_id=" .. farms[math.random(#farms)] .. "&issue=" .. issues[r] ..
+    "&start=" .. beijing(start) .. "&end=" .. beijing(stop) .. "&elements=" .. table.concat(fields, ",") ..
+    "&size=" .. size .. "&page=" .. page)
+end
+`;
 }

@@ -43,17 +43,26 @@ export function parseWrk(text: string): Omit<WrkResult, 'cpuUs'> {
   return { requests, rps, p50ms: lat('50'), p99ms: lat('99'), non2xx, errors };
 }
 
-/** wrk -t1 -c{connections} -d{seconds}s, pinned to `core`, requests drawn at random from `paths`. */
+/** A request source for wrk: a list of paths drawn at random, or a Lua script that makes each request. */
+export type Requests = readonly string[] | { readonly lua: string };
+
+/** wrk -t1 -c{connections} -d{seconds}s, pinned to `core`, requests from `requests`. */
 export async function wrk(
   base: string,
   name: string,
-  paths: readonly string[],
+  requests: Requests,
   o: { core: number; serverPid: number; connections?: number; seconds?: number; seed?: number },
 ): Promise<WrkResult> {
   const list = join(BENCH_DIR, `paths-${name}.txt`);
-  const script = join(BENCH_DIR, 'random-paths.lua');
-  writeFileSync(list, paths.join('\n') + '\n');
-  writeFileSync(script, LUA);
+  let script = join(BENCH_DIR, 'random-paths.lua');
+  if ('lua' in requests) {
+    script = join(BENCH_DIR, `requests-${name}.lua`);
+    writeFileSync(script, requests.lua);
+    writeFileSync(list, '/\n');
+  } else {
+    writeFileSync(list, (requests as readonly string[]).join('\n') + '\n');
+    writeFileSync(script, LUA);
+  }
   const cpu0 = cpuSeconds(o.serverPid);
   const { stdout } = await run(
     'taskset',
