@@ -64,12 +64,6 @@ export class SizedLru<K, V> {
     this.usedBytes -= node.size;
   }
 
-  clear(): void {
-    this.map.clear();
-    this.newest = this.oldest = undefined;
-    this.usedBytes = 0;
-  }
-
   get size(): number {
     return this.map.size;
   }

@@ -123,7 +123,7 @@ export function encodeSeries(series: RunSeries): Uint8Array {
   }
   for (const l of lengths) w.varint(l);
   w.bytes(data.buf.subarray(0, data.len));
-  return w.result();
+  return w.take();
 }
 
 function decodePlain(buf: Buffer): RunSeries {

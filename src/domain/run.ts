@@ -25,5 +25,3 @@ export function emptySeries(records: number): { steps: Uint16Array; columns: Flo
   for (let e = 0; e < ELEMENT_COUNT; e++) columns.push(new Float64Array(records));
   return { steps: new Uint16Array(records), columns };
 }
-
-export const stepTime = (issueMs: number, step: number): number => issueMs + step * STEP_MS;

@@ -4,7 +4,7 @@
  */
 import { ELEMENT_COUNT } from './elements.js';
 import { emptySeries, MAX_STEP, type RunSeries } from './run.js';
-import { ByteReader } from './varint.js';
+import { ByteReader, unzigzag } from './varint.js';
 
 /** Records per chunk: one day of 15-minute steps, the default page. */
 export const CHUNK = 96;
@@ -131,11 +131,6 @@ export class SeriesView {
     );
   }
 
-  private present(e: number, i: number): boolean {
-    const b = this.bitmaps[e];
-    return b === undefined || (b[i >> 3]! & (1 << (i & 7))) !== 0;
-  }
-
   /**
    * Calls visit(i, s) for each present record i in [from, to) of a scaled
    * column with its scaled integer s, in order. Hot path: varints inline.
@@ -165,7 +160,7 @@ export class SeriesView {
             mul *= 128;
           } while (b >= 128);
         }
-        last += z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+        last += unzigzag(z);
         if (i >= from) visit(i, last);
       }
     }

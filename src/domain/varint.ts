@@ -18,10 +18,6 @@ export class ByteWriter extends ByteSink {
     }
     buf[this.len++] = x;
   }
-
-  result(): Uint8Array {
-    return this.take();
-  }
 }
 
 export class ByteReader {

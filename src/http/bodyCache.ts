@@ -60,8 +60,4 @@ export class BodyCache {
     // (An entry that was not admitted is compressed for this answer alone.)
     return { bytes, coding: wanted };
   }
-
-  stats(): { entries: number; bytes: number } {
-    return { entries: this.lru.size, bytes: this.lru.bytes };
-  }
 }

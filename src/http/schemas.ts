@@ -66,9 +66,6 @@ export const IssuesQuery = Type.Object({
   size: Type.Optional(sizeParam(ISSUES_PAGE, 'runs')),
 });
 
-/** Names of query parameters that a route accepts, for checks done before schema validation. */
-export const queryNames = (schema: { properties: Record<string, unknown> }): string[] => Object.keys(schema.properties);
-
 const envelope = (data: TSchema, description: string): TSchema =>
   Type.Object(
     {
