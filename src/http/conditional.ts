@@ -4,24 +4,15 @@
  * choice of gzip or brotli from Accept-Encoding.
  */
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { fnv1a } from '../cache/hash.js';
 
 export type Coding = 'identity' | 'gzip' | 'br';
 
 /** Bodies smaller than this are sent as they are: compression would not pay. */
 export const MIN_COMPRESS_BYTES = 1024;
 
-/** 32-bit FNV-1a of a string, as base 36. */
-export function hash36(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return (h >>> 0).toString(36);
-}
-
 /** The entity tag, without quotes and coding, of one (run revision, normalised query). */
-export const tagBase = (revision: number, key: string): string => `${revision.toString(36)}-${hash36(key)}`;
+export const tagBase = (revision: number, key: string): string => `${revision.toString(36)}-${fnv1a(key).toString(36)}`;
 
 /** The entity tag of a representation: the base, marked per content coding. */
 export function entityTag(base: string, coding: Coding): string {

@@ -24,6 +24,7 @@ import {
   type Store,
   type StoredRun,
 } from '../store.js';
+import { extraText, FARM_COLUMNS, toFarm, type FarmRow } from '../farmRow.js';
 import { PG_MIGRATIONS } from './migrations.js';
 
 export interface PgSettings {
@@ -40,23 +41,8 @@ const CHANNEL = 'forecastd_changes';
 /** Key of the advisory lock that serialises schema migrations across processes. */
 const MIGRATION_LOCK = 0x66637374; // 'fcst'
 
-interface FarmRow {
-  farm_id: string;
-  lat: number;
-  lon: number;
-  name: string;
-  extra: string;
-}
 
-const toFarm = (r: FarmRow): Farm => ({
-  farmId: r.farm_id,
-  lat: r.lat,
-  lon: r.lon,
-  name: r.name,
-  extra: JSON.parse(r.extra) as [string, string][],
-});
 
-const FARM_COLUMNS = 'farm_id, lat, lon, name, extra';
 
 /** SQLSTATE classes and client errors that mean "not reachable now", not "bad request". */
 function isUnavailable(err: unknown): boolean {
@@ -286,7 +272,7 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
             `INSERT INTO farms (farm_id, lat, lon, name, extra, updated_at, revision) VALUES ($1, $2, $3, $4, $5, $6, $7)
              ON CONFLICT (farm_id) DO UPDATE SET lat = excluded.lat, lon = excluded.lon, name = excluded.name,
                extra = excluded.extra, updated_at = excluded.updated_at, revision = excluded.revision`,
-            [f.farmId, f.lat, f.lon, f.name, JSON.stringify(f.extra), now, revision],
+            [f.farmId, f.lat, f.lon, f.name, extraText(f), now, revision],
           );
         }
         await c.query('SELECT pg_notify($1, $2)', [CHANNEL, String(revision)]);

@@ -13,15 +13,9 @@ import {
   type Store,
   type StoredRun,
 } from '../store.js';
+import { extraText, FARM_COLUMNS, toFarm, type FarmRow } from '../farmRow.js';
 import { MIGRATIONS } from './migrations.js';
 
-interface FarmRow {
-  farm_id: string;
-  lat: number;
-  lon: number;
-  name: string;
-  extra: string;
-}
 
 interface RunRow {
   series: Buffer;
@@ -29,13 +23,6 @@ interface RunRow {
   published_at: number;
 }
 
-const toFarm = (r: FarmRow): Farm => ({
-  farmId: r.farm_id,
-  lat: r.lat,
-  lon: r.lon,
-  name: r.name,
-  extra: JSON.parse(r.extra) as [string, string][],
-});
 
 function migrate(db: Database.Database): void {
   // IMMEDIATE takes the write lock first, so two processes opening a new file
@@ -67,22 +54,22 @@ export function openSqliteStore(path: string): Store {
        ON CONFLICT (farm_id) DO UPDATE SET lat = excluded.lat, lon = excluded.lon, name = excluded.name,
          extra = excluded.extra, updated_at = excluded.updated_at, revision = excluded.revision`,
     ),
-    allFarms: db.prepare<[], FarmRow>('SELECT farm_id, lat, lon, name, extra FROM farms ORDER BY farm_id'),
+    allFarms: db.prepare<[], FarmRow>(`SELECT ${FARM_COLUMNS} FROM farms ORDER BY farm_id`),
     farmsSince: db.prepare<[number], FarmRow>(
-      'SELECT farm_id, lat, lon, name, extra FROM farms WHERE revision > ? ORDER BY farm_id',
+      `SELECT ${FARM_COLUMNS} FROM farms WHERE revision > ? ORDER BY farm_id`,
     ),
     runsSince: db.prepare<[number], { farm_id: string; issue: string; revision: number }>(
       'SELECT farm_id, issue, revision FROM runs WHERE revision > ? ORDER BY revision',
     ),
     revision: db.prepare<[], { value: number }>(`SELECT value FROM counters WHERE name = 'revision'`),
     dataVersion: db.prepare('PRAGMA data_version').pluck(),
-    getFarm: db.prepare<[string], FarmRow>('SELECT farm_id, lat, lon, name, extra FROM farms WHERE farm_id = ?'),
+    getFarm: db.prepare<[string], FarmRow>(`SELECT ${FARM_COLUMNS} FROM farms WHERE farm_id = ?`),
     listFarms: db.prepare<[number, number], FarmRow>(
-      'SELECT farm_id, lat, lon, name, extra FROM farms ORDER BY farm_id LIMIT ? OFFSET ?',
+      `SELECT ${FARM_COLUMNS} FROM farms ORDER BY farm_id LIMIT ? OFFSET ?`,
     ),
     countFarms: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM farms'),
     farmsInBox: db.prepare<[number, number, number, number], FarmRow>(
-      `SELECT farm_id, lat, lon, name, extra FROM farms
+      `SELECT ${FARM_COLUMNS} FROM farms
        WHERE lat BETWEEN ? AND ? AND lon BETWEEN ? AND ? ORDER BY farm_id`,
     ),
     nextRevision: db.prepare<[], { value: number }>(
@@ -121,7 +108,7 @@ export function openSqliteStore(path: string): Store {
   const upsertFarms = db.transaction((farms: readonly Farm[], now: number) => {
     const revision = q.nextRevision.get()!.value;
     for (const f of farms) {
-      q.upsertFarm.run(f.farmId, f.lat, f.lon, f.name, JSON.stringify(f.extra), now, revision);
+      q.upsertFarm.run(f.farmId, f.lat, f.lon, f.name, extraText(f), now, revision);
     }
   });
   // PRAGMA data_version only moves for other connections' commits; count our own.
