@@ -66,10 +66,12 @@ export class ReadModel implements ReadSource {
   private async refresh(): Promise<void> {
     const token = await this.store.changeToken();
     if (token === this.token) return;
+    let farmsChanged: boolean;
     if (this.seen < 0) {
       const snap = await this.store.snapshot();
       this.farms = new Map(snap.farms.map((f) => [f.farmId, f]));
       this.seen = snap.revision;
+      farmsChanged = true;
     } else {
       const ch = await this.store.changesSince(this.seen);
       for (const f of ch.farms) this.farms.set(f.farmId, f);
@@ -79,12 +81,9 @@ export class ReadModel implements ReadSource {
         if (known === null || (known !== undefined && r.issue > known)) this.latest.set(r.farmId, r.issue);
       }
       this.seen = ch.revision;
-      if (ch.farms.length === 0) {
-        this.token = token;
-        return;
-      }
+      farmsChanged = ch.farms.length > 0;
     }
-    this.byLat = [...this.farms.values()].sort((a, b) => a.lat - b.lat);
+    if (farmsChanged) this.byLat = [...this.farms.values()].sort((a, b) => a.lat - b.lat);
     this.token = token;
   }
 
