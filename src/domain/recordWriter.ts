@@ -49,6 +49,27 @@ function digits31(n: number): number {
   return 10;
 }
 
+/** "00" ... "99": digits are written two at a time, halving the divisions. */
+const PAIRS = Uint8Array.from({ length: 200 }, (_, i) => 48 + (i & 1 ? (i >> 1) % 10 : ((i >> 1) / 10) | 0));
+
+/** Writes the int32 n >= 0 as exactly `len` digits ending at pos + len. */
+function putDigits(buf: Uint8Array, pos: number, n: number, len: number): void {
+  let at = pos + len;
+  while (n >= 100) {
+    const q = (n / 100) | 0;
+    const r = (n - q * 100) << 1;
+    buf[--at] = PAIRS[r + 1]!;
+    buf[--at] = PAIRS[r]!;
+    n = q;
+  }
+  if (n >= 10) {
+    buf[--at] = PAIRS[(n << 1) + 1]!;
+    buf[--at] = PAIRS[n << 1]!;
+  } else if (at > pos) {
+    buf[--at] = 48 + n;
+  }
+}
+
 /** Writes s / 10^d (d <= 6, s an integer with |s| < 2^53) at pos; returns the new end. */
 export function putScaled(buf: Uint8Array, pos: number, s: number, d: number): number {
   if (s < 0) {
@@ -58,30 +79,31 @@ export function putScaled(buf: Uint8Array, pos: number, s: number, d: number): n
   if (s >= INT31) return putScaledWide(buf, pos, s, d);
   // Int32 arithmetic throughout: on doubles, % and division are far slower.
   const n = s | 0;
+  if (d === 0) {
+    const len = digits31(n);
+    putDigits(buf, pos, n, len);
+    return pos + len;
+  }
   const p = POW10[d]!;
-  let whole = (n / p) | 0;
+  const whole = (n / p) | 0;
   let frac = (n - whole * p) | 0;
-  let at = pos + digits31(whole);
-  pos = at;
-  do {
-    const q = (whole / 10) | 0;
-    buf[--at] = 48 + whole - q * 10;
-    whole = q;
-  } while (whole > 0);
+  const len = digits31(whole);
+  putDigits(buf, pos, whole, len);
+  pos += len;
   if (frac === 0) return pos;
   while (frac % 10 === 0) {
     frac = (frac / 10) | 0;
     d--;
   }
   buf[pos++] = 46; // '.'
-  at = pos + d;
-  pos = at;
-  for (let i = 0; i < d; i++) {
+  // d digits, leading zeros included (0.05 -> "05").
+  let at = pos + d;
+  while (at > pos) {
     const q = (frac / 10) | 0;
     buf[--at] = 48 + frac - q * 10;
     frac = q;
   }
-  return pos;
+  return pos + d;
 }
 
 /** The same for integers beyond 31 bits, with floating arithmetic (exact below 2^53). */
@@ -143,15 +165,63 @@ function padded(b: Uint8Array): DataView {
   return new DataView(out.buffer);
 }
 
-const viewCache = new WeakMap<Uint8Array, DataView>();
-const asView = (b: Uint8Array): DataView => {
-  let v = viewCache.get(b);
-  if (v === undefined) {
-    v = padded(b);
-    viewCache.set(b, v);
+/** A style's fragments prepared for copying, and its record heads per issue time. */
+interface Prepared {
+  readonly fields: readonly DataView[];
+  readonly fieldLens: readonly number[];
+  /** Bytes of close + separator: what the first record of a page skips of its head. */
+  readonly lead: number;
+  readonly headBytes: number;
+  readonly heads: Map<number, DataView>;
+}
+
+const prepared = new WeakMap<RecordStyle, Prepared>();
+/** Head tables kept per style (about 60 KB each for JSON): runs of recent issues are what is asked. */
+const HEAD_TABLES_KEPT = 16;
+
+function prepare(style: RecordStyle): Prepared {
+  let p = prepared.get(style);
+  if (p === undefined) {
+    const lead = style.close.length + style.separator.length;
+    p = {
+      fields: style.field.map(padded),
+      fieldLens: style.field.map((f) => f.length),
+      lead,
+      headBytes: lead + style.open.length + DATE_TEXT_BYTES + style.afterDate.length,
+      heads: new Map(),
+    };
+    prepared.set(style, p);
   }
-  return v;
-};
+  return p;
+}
+
+/**
+ * Record heads of an issue's grid, headBytes per step k: the previous record's
+ * close, the separator, the open, the date_time text and what follows it. One
+ * copy starts each record.
+ */
+function headTable(style: RecordStyle, p: Prepared, issueMs: number): DataView {
+  let t = p.heads.get(issueMs);
+  if (t === undefined) {
+    const dates = gridDateBytes(issueMs);
+    const w = p.headBytes;
+    // +4: putWords reads whole words, up to 3 bytes past the last head.
+    const out = new Uint8Array((MAX_STEP + 1) * w + 4);
+    for (let k = 0, at = 0; k <= MAX_STEP; k++, at += w) {
+      let o = at;
+      for (const part of [style.close, style.separator, style.open]) {
+        out.set(part, o);
+        o += part.length;
+      }
+      out.set(dates.subarray(k * DATE_TEXT_BYTES, (k + 1) * DATE_TEXT_BYTES), o);
+      out.set(style.afterDate, o + DATE_TEXT_BYTES);
+    }
+    t = new DataView(out.buffer);
+    if (p.heads.size >= HEAD_TABLES_KEPT) p.heads.delete(p.heads.keys().next().value as number);
+    p.heads.set(issueMs, t);
+  }
+  return t;
+}
 
 /** Writes records [from, to) of a series in the given style. */
 export function writeRecords(
@@ -164,33 +234,32 @@ export function writeRecords(
   to: number,
 ): void {
   const count = elements.length;
+  const p = prepare(style);
   const values: Float64Array[] = [];
   const decimals: number[] = [];
-  const fields: Uint8Array[] = [];
-  let perRecord = style.open.length + DATE_TEXT_BYTES + style.afterDate.length + style.close.length + style.separator.length;
+  const keyViews: DataView[] = [];
+  const keyLens: number[] = [];
+  let perRecord = p.headBytes;
   for (let j = 0; j < count; j++) {
     const e = elements[j]!;
     values.push(scratch[j]!);
     decimals.push(view.column(e, from, to, scratch[j]!));
-    fields.push(style.field[e]!);
-    perRecord += style.field[e]!.length + Math.max(MAX_SCALED_BYTES, style.missing.length);
+    keyViews.push(p.fields[e]!);
+    keyLens.push(p.fieldLens[e]!);
+    perRecord += p.fieldLens[e]! + Math.max(MAX_SCALED_BYTES, style.missing.length);
   }
-  const dates = asView(gridDateBytes(issueMs));
+  const heads = headTable(style, p, issueMs);
+  const headBytes = p.headBytes;
+  const lead = p.lead;
   const steps = view.steps;
-  const open = asView(style.open);
-  const openLen = style.open.length;
-  const keyViews = fields.map(asView);
-  const keyLens = fields.map((f) => f.length);
   // +4: putWords may write up to 3 bytes past a fragment.
-  sink.reserve((to - from) * perRecord + 4);
+  sink.reserve((to - from) * perRecord + style.close.length + 4);
   let buf = sink.buf;
   let dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   let pos = sink.len;
   for (let i = from; i < to; i++) {
-    if (i > from) pos = put(buf, pos, style.separator);
-    pos = putWords(dv, pos, open, 0, openLen);
-    pos = putWords(dv, pos, dates, steps[i]! * DATE_TEXT_BYTES, DATE_TEXT_BYTES);
-    pos = put(buf, pos, style.afterDate);
+    const at = steps[i]! * headBytes;
+    pos = i > from ? putWords(dv, pos, heads, at, headBytes) : putWords(dv, pos, heads, at + lead, headBytes - lead);
     for (let j = 0; j < count; j++) {
       pos = putWords(dv, pos, keyViews[j]!, 0, keyLens[j]!);
       const v = values[j]![i - from]!;
@@ -202,13 +271,13 @@ export function writeRecords(
         // Raw values (rare) may be long: write them through the sink, which grows as needed.
         sink.len = pos;
         sink.ascii(numberText(v));
-        sink.reserve((to - i) * perRecord + 4);
+        sink.reserve((to - i) * perRecord + style.close.length + 4);
         buf = sink.buf;
         dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
         pos = sink.len;
       }
     }
-    pos = put(buf, pos, style.close);
   }
+  if (to > from) pos = put(buf, pos, style.close);
   sink.len = pos;
 }

@@ -11,6 +11,7 @@ import { STEP_MINUTES } from '../domain/run.js';
 import { BEIJING_OFFSET, formatUtc } from '../domain/time.js';
 import { pageSlice } from '../domain/window.js';
 import type { ForecastPlan } from '../query/forecastQuery.js';
+import type { Farm } from '../store/store.js';
 
 const JSON_STYLE: RecordStyle = {
   open: asciiBytes('{"date_time":"'),
@@ -21,15 +22,28 @@ const JSON_STYLE: RecordStyle = {
   separator: asciiBytes(','),
 };
 
+/** The envelope's opening up to the site's coordinates, per farm record (a replaced farm is a new record). */
+const farmHeads = new WeakMap<Farm, Uint8Array>();
+
+function farmHead(farm: Farm): Uint8Array {
+  let h = farmHeads.get(farm);
+  if (h === undefined) {
+    h = new TextEncoder().encode(
+      `{"code":0,"message":"success","data":{"farm_id":${JSON.stringify(farm.farmId)},` +
+        `"lat":${numberText(farm.lat)},"lon":${numberText(farm.lon)},`,
+    );
+    farmHeads.set(farm, h);
+  }
+  return h;
+}
+
 export function writeForecastJson(sink: ByteSink, plan: ForecastPlan, page: number, size: number): void {
   const { farm, run, issueMs, elements } = plan;
   const total = plan.to - plan.from;
   const slice = pageSlice(total, page, size);
-  sink.ascii('{"code":0,"message":"success","data":{"farm_id":');
-  sink.text(JSON.stringify(farm.farmId));
+  sink.bytes(farmHead(farm));
   sink.ascii(
-    `,"lat":${numberText(farm.lat)},"lon":${numberText(farm.lon)},` +
-      `"issue_time_utc":"${formatUtc(issueMs)}","timezone":"${BEIJING_OFFSET}",` +
+    `"issue_time_utc":"${formatUtc(issueMs)}","timezone":"${BEIJING_OFFSET}",` +
       `"resolution_minutes":${STEP_MINUTES},"total":${total},"page":${page},"size":${size},"items":[`,
   );
   writeRecords(sink, JSON_STYLE, run.view, issueMs, elements, plan.from + slice.from, plan.from + slice.to);
