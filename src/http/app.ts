@@ -2,14 +2,17 @@
  * Builds the HTTP application (never listens): the one place where routes,
  * schemas, the envelope and the OpenAPI document are put together.
  */
+import { createServer, type ServerOptions } from 'node:http';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { ApiError, CODES } from '../domain/errors.js';
 import type { AppContext } from './context.js';
+import { directForecast } from './directForecast.js';
 import { clientErrorResponse, registerErrorHandling, sendError } from './envelope.js';
 import { registerOpenApi } from './openapi.js';
 import { MALFORMED, parseQuery, type ParsedQuery } from './querystring.js';
 import { elementsRoute } from './routes/elements.js';
 import { farmsRoute } from './routes/farms.js';
+import { ForecastService } from './forecastService.js';
 import { forecastRoute } from './routes/forecast.js';
 import { healthRoutes } from './routes/health.js';
 import { issuesRoute } from './routes/issues.js';
@@ -22,7 +25,20 @@ export interface AppOptions {
 
 export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<FastifyInstance> {
   let closing = false;
+  const forecasts = new ForecastService(ctx);
   const app = Fastify({
+    // The server's listener tries the direct forecast path first (directForecast.ts); the rest is the
+    // framework's. The server is configured as the framework configures its own.
+    serverFactory: (handler, options) => {
+      // The framework hands its settled options (its defaults applied).
+      const o = options as { http?: ServerOptions; keepAliveTimeout: number; requestTimeout: number; connectionTimeout: number; maxRequestsPerSocket: number };
+      const server = createServer(o.http ?? {}, directForecast(forecasts, () => closing, handler));
+      server.keepAliveTimeout = o.keepAliveTimeout;
+      server.requestTimeout = o.requestTimeout;
+      server.setTimeout(o.connectionTimeout);
+      if (o.maxRequestsPerSocket > 0) server.maxRequestsPerSocket = o.maxRequestsPerSocket;
+      return server;
+    },
     logger: opts.logger ?? false,
     // Access logs belong to the proxy in front; per-request log lines would cost more than the request.
     logController: new LogController({ disableRequestLogging: true }),
@@ -87,7 +103,7 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   healthRoutes(app, ctx, () => closing);
   farmsRoute(app, ctx);
   issuesRoute(app, ctx);
-  forecastRoute(app, ctx);
+  forecastRoute(app, forecasts);
   elementsRoute(app);
   return app;
 }

@@ -1,0 +1,108 @@
+/**
+ * The direct path for GET /api/v1/forecast: requests whose query is certainly
+ * valid are answered by the forecast service from the server's request
+ * listener, without the framework's routing, hooks and schema validation
+ * (about a fifth of the CPU of an uncached page). Everything else — another
+ * path or method, a body, any parameter the framework would coerce, reject or
+ * ignore, and every planning error — goes to the framework, which answers it
+ * as if the direct path did not exist. The acceptor is deliberately narrower
+ * than the schema: it may send a valid request on to the framework, never
+ * take one the framework would answer differently.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FORECAST_PAGE } from '../domain/limits.js';
+import type { ForecastQueryValues, ForecastService } from './forecastService.js';
+import { MALFORMED, parseQuery } from './querystring.js';
+import { farmIdParam, issueParam } from './schemas.js';
+
+const PATH = '/api/v1/forecast';
+const ISSUE = new RegExp(issueParam.pattern!);
+/** Integers without sign, leading zeros or exponent, small enough to stay exact. */
+const PLAIN_INTEGER = /^[1-9][0-9]{0,8}$/;
+/** The framework reads the same names; any other name means the framework decides. */
+const STRING_PARAMS = new Set(['farm_id', 'issue', 'start', 'end', 'elements', 'page', 'size', 'format']);
+
+/** The query as the framework's validator would produce it, or undefined when unsure. */
+export function directQuery(qs: string): ForecastQueryValues | undefined {
+  const raw = parseQuery(qs);
+  if (raw[MALFORMED] !== undefined) return undefined;
+  const q: { -readonly [K in keyof ForecastQueryValues]: ForecastQueryValues[K] } = {};
+  for (const name in raw) {
+    const v = raw[name];
+    if (!STRING_PARAMS.has(name) || typeof v !== 'string' || v === '') return undefined;
+    switch (name) {
+      case 'farm_id':
+        if (v.length < (farmIdParam.minLength ?? 1)) return undefined;
+        q.farm_id = v;
+        break;
+      case 'issue':
+        if (!ISSUE.test(v)) return undefined;
+        q.issue = v;
+        break;
+      case 'start':
+        q.start = v;
+        break;
+      case 'end':
+        q.end = v;
+        break;
+      case 'elements':
+        q.elements = [v];
+        break;
+      case 'format':
+        if (v !== 'json' && v !== 'csv') return undefined;
+        q.format = v;
+        break;
+      default: {
+        // page or size
+        if (!PLAIN_INTEGER.test(v)) return undefined;
+        const n = Number(v);
+        if (name === 'size') {
+          if (n > FORECAST_PAGE.maxSize) return undefined;
+          q.size = n;
+        } else {
+          q.page = n;
+        }
+      }
+    }
+  }
+  // Site by farm_id only: coordinates and their checks stay with the framework.
+  return q.farm_id === undefined ? undefined : q;
+}
+
+/**
+ * A request listener in front of the framework's: answers what it can, hands
+ * the rest (and any request whose planning fails) to `fallback`.
+ */
+export function directForecast(
+  service: ForecastService,
+  closing: () => boolean,
+  fallback: (req: IncomingMessage, res: ServerResponse) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const url = req.url ?? '';
+    if (
+      req.method !== 'GET' ||
+      !url.startsWith(PATH) ||
+      url.charCodeAt(PATH.length) !== 63 /* ? */ ||
+      closing() ||
+      req.headers['content-length'] !== undefined ||
+      req.headers['transfer-encoding'] !== undefined
+    ) {
+      fallback(req, res);
+      return;
+    }
+    const q = directQuery(url.slice(PATH.length + 1));
+    if (q === undefined) {
+      fallback(req, res);
+      return;
+    }
+    service.reads
+      .sync()
+      .then(() => (service.replay(req, res) ? undefined : service.answer(q, req, res)))
+      .catch(() => {
+        // Nothing was written: the framework plans again and answers with its envelope.
+        if (!res.headersSent) fallback(req, res);
+        else res.destroy();
+      });
+  };
+}

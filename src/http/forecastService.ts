@@ -1,0 +1,157 @@
+/**
+ * Answering a forecast query: validated query -> plan -> normalised key ->
+ * cached or freshly rendered body -> validators and caching headers, written
+ * straight to the Node response. Shared by the framework route and the direct
+ * path (directForecast.ts), so that both answer with the same bytes.
+ *
+ * The prepared answer is remembered per raw URL (and Accept's CSV preference)
+ * together with the read model's revision; while that revision stands, nothing
+ * the answer depends on has changed, so replay() sends it again without
+ * validating or planning. Any commit moves the revision.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Static } from '@sinclair/typebox';
+import { csvFileName, writeCsv } from '../domain/csvFormat.js';
+import { FORECAST_PAGE } from '../domain/limits.js';
+import { planForecast, type ForecastPlan } from '../query/forecastQuery.js';
+import { ReadModel } from '../query/readModel.js';
+import { Doorkeeper } from '../cache/doorkeeper.js';
+import { SizedLru } from '../cache/lru.js';
+import { prefersCsv } from './accept.js';
+import { BodyCache, type CachedBody } from './bodyCache.js';
+import { chooseCoding, entityTag, matchesIfNoneMatch, tagBase } from './conditional.js';
+import { DEFAULT_CACHE, type AppContext } from './context.js';
+import { JSON_TYPE } from './envelope.js';
+import { writeForecastJson } from './forecastBody.js';
+import type { ForecastQuery } from './schemas.js';
+
+export type ForecastQueryValues = Static<typeof ForecastQuery>;
+
+const MB = 1024 * 1024;
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const CSV_TYPE = 'text/csv; charset=utf-8';
+const VARY = 'Accept, Accept-Encoding';
+/** Remembered answers; each is a few hundred bytes (the body lives in the body cache). */
+const MEMO_BYTES = 4 * MB;
+
+/** Everything about an answer except its body bytes. */
+interface Prepared {
+  /** Key of the body in the body cache: everything that decides its bytes. */
+  readonly key: string;
+  readonly tag: string;
+  readonly lastModified: string;
+  readonly publishedAt: number;
+  readonly cacheControl: string;
+  readonly contentType: string;
+  readonly disposition: string | undefined;
+  /** Read model revision the answer was prepared at. */
+  readonly revision: number;
+}
+
+function normalisedKey(plan: ForecastPlan, csv: boolean, page: number, size: number): string {
+  const { farm, run } = plan;
+  const shape = csv ? 'csv' : `json|${page}|${size}`;
+  return `${shape}|${farm.farmId}|${farm.lat}|${farm.lon}|${run.issue}|${run.revision}|${plan.from}|${plan.to}|${plan.elements.join('.')}`;
+}
+
+function notModified(req: IncomingMessage, p: Prepared): boolean {
+  const inm = req.headers['if-none-match'];
+  if (inm !== undefined) return matchesIfNoneMatch(inm, p.tag);
+  const ims = req.headers['if-modified-since'];
+  if (ims === undefined) return false;
+  const since = Date.parse(ims);
+  return Number.isFinite(since) && Math.floor(p.publishedAt / 1000) * 1000 <= since;
+}
+
+const memoKey = (req: IncomingMessage): string => (prefersCsv(req.headers.accept) ? 'c' : 'j') + req.url;
+
+export class ForecastService {
+  readonly reads: ReadModel;
+  private readonly bodies: BodyCache;
+  private readonly memo: SizedLru<string, Prepared>;
+  private readonly memoDoor = new Doorkeeper();
+  private readonly latestCacheControl: string;
+
+  constructor(private readonly ctx: AppContext) {
+    const settings = ctx.cache ?? DEFAULT_CACHE;
+    this.reads = new ReadModel(ctx.store, settings.seriesMb * MB);
+    this.bodies = new BodyCache(settings.bodyMb * MB);
+    this.memo = new SizedLru<string, Prepared>(settings.bodyMb > 0 ? MEMO_BYTES : 0, (p) => 300 + p.key.length);
+    this.latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
+  }
+
+  /**
+   * Sends the remembered answer for this request's URL if the read model has not
+   * moved since it was prepared and its body is still cached; call after
+   * reads.sync(). Returns whether it answered.
+   */
+  replay(req: IncomingMessage, res: ServerResponse, beforeWrite?: () => void): boolean {
+    const p = this.memo.get(memoKey(req));
+    const entry = p !== undefined && p.revision === this.reads.revision ? this.bodies.body(p.key, undefined) : undefined;
+    if (entry === undefined) return false;
+    beforeWrite?.();
+    this.respond(req, res, p!, entry);
+    return true;
+  }
+
+  /**
+   * Plans and answers a validated query. Planning errors (ApiError, store
+   * unavailability) reject before anything is written.
+   */
+  async answer(q: ForecastQueryValues, req: IncomingMessage, res: ServerResponse, beforeWrite?: () => void): Promise<void> {
+    const reads = this.reads;
+    const revision = reads.revision;
+    const plan = await planForecast(reads, this.ctx.rules, {
+      farmId: q.farm_id,
+      lat: q.lat,
+      lon: q.lon,
+      issue: q.issue,
+      start: q.start,
+      end: q.end,
+      elements: q.elements,
+    });
+    const csv = q.format === 'csv' || (q.format === undefined && prefersCsv(req.headers.accept));
+    const page = q.page ?? 1;
+    const size = q.size ?? FORECAST_PAGE.defaultSize;
+    const { run } = plan;
+    const key = normalisedKey(plan, csv, page, size);
+    const prepared: Prepared = {
+      key,
+      tag: tagBase(run.revision, key),
+      lastModified: new Date(run.publishedAt).toUTCString(),
+      publishedAt: run.publishedAt,
+      cacheControl: q.issue === undefined ? this.latestCacheControl : IMMUTABLE,
+      contentType: csv ? CSV_TYPE : JSON_TYPE,
+      disposition: csv ? `attachment; filename="${csvFileName(plan.farm.farmId, run.issue)}"` : undefined,
+      revision,
+    };
+    // Remember it only if no commit was applied while planning.
+    if (reads.revision === revision) {
+      const mk = memoKey(req);
+      if (this.memoDoor.admit(mk)) this.memo.set(mk, prepared);
+    }
+    const entry = this.bodies.body(key, (sink) => {
+      if (csv) writeCsv(sink, run.view, plan.issueMs, plan.elements, plan.from, plan.to);
+      else writeForecastJson(sink, plan, page, size);
+    })!;
+    beforeWrite?.();
+    this.respond(req, res, prepared, entry);
+  }
+
+  /** Writes the answer whole: the headers and body are known, and this is the hot path. */
+  private respond(req: IncomingMessage, res: ServerResponse, p: Prepared, entry: CachedBody): void {
+    const { bytes, coding } = this.bodies.encoded(p.key, entry, chooseCoding(req.headers['accept-encoding']));
+    if (entry.release) res.once('close', entry.release);
+    const headers = ['etag', entityTag(p.tag, coding), 'last-modified', p.lastModified, 'cache-control', p.cacheControl, 'vary', VARY];
+    if (notModified(req, p)) {
+      res.writeHead(304, headers);
+      res.end();
+      return;
+    }
+    headers.push('content-type', p.contentType, 'content-length', String(bytes.length));
+    if (coding !== 'identity') headers.push('content-encoding', coding);
+    if (p.disposition !== undefined) headers.push('content-disposition', p.disposition);
+    res.writeHead(200, headers);
+    res.end(bytes);
+  }
+}
