@@ -50,7 +50,20 @@ export class SeriesView {
     let pos = r.pos;
     let k = -1;
     let contiguous = true;
-    for (let i = 0; i < n; i++) {
+    // Most runs are gapless: a first step, then n - 1 zero gaps. Recognise that by a plain byte scan first.
+    let first = 0;
+    let zeros = 0;
+    if (n > 0 && pos < end && buf[pos]! < 128) {
+      first = buf[pos]!;
+      while (zeros < n - 1 && pos + 1 + zeros < end && buf[pos + 1 + zeros] === 0) zeros++;
+    }
+    const gapless = n > 0 && zeros === n - 1 && buf[pos]! < 128 && first + n - 1 <= MAX_STEP;
+    if (gapless) {
+      STEPS[0] = first;
+      k = first + n - 1;
+      pos += n;
+    }
+    for (let i = gapless ? n : 0; i < n; i++) {
       if (pos >= end) throw new Error('series blob is truncated');
       let b = buf[pos++]!;
       let gap = b & 127;
@@ -80,22 +93,21 @@ export class SeriesView {
     const bitmaps: (Uint8Array | undefined)[] = [];
     for (let e = 0; e < ELEMENT_COUNT; e++) bitmaps.push(hasMissing[e] ? r.bytes((n + 7) >> 3) : undefined);
     const chunks = Math.ceil(n / CHUNK);
-    const lengths: number[][] = [];
-    for (let e = 0; e < ELEMENT_COUNT; e++) {
-      const l: number[] = [];
-      if (modes[e] === MODE_SCALED) for (let c = 0; c < chunks; c++) l.push(r.varint());
-      lengths.push(l);
-    }
     const stride = chunks + 1;
+    // Chunk lengths first (into the offsets array itself), then their running sums from the data's start.
     const chunkStarts = new Int32Array(ELEMENT_COUNT * stride);
+    for (let e = 0; e < ELEMENT_COUNT; e++) {
+      if (modes[e] === MODE_SCALED) for (let c = 0; c < chunks; c++) chunkStarts[e * stride + c] = r.varint();
+    }
     const raws: (Float64Array | undefined)[] = [];
     let at = r.pos;
     for (let e = 0; e < ELEMENT_COUNT; e++) {
       if (modes[e] === MODE_SCALED) {
-        const l = lengths[e]!;
         for (let c = 0; c < chunks; c++) {
+          const len = chunkStarts[e * stride + c]!;
           chunkStarts[e * stride + c] = at;
-          at += l[c]!;
+          at += len;
+          if (len < 0 || at > r.end) throw new Error('series blob is truncated');
         }
         chunkStarts[e * stride + chunks] = at;
         raws.push(undefined);

@@ -137,6 +137,31 @@ const gappedSteps = fc
   .uniqueArray(fc.integer({ min: 0, max: MAX_STEP }), { minLength: 0, maxLength: 300 })
   .map((a) => a.sort((x, y) => x - y));
 
+/** Gapless windows of the grid (what providers deliver), some with one gap before the last record. */
+const windowSteps = fc
+  .tuple(fc.integer({ min: 0, max: MAX_STEP }), fc.integer({ min: 1, max: MAX_STEP + 1 }), fc.integer({ min: 0, max: 3 }))
+  .map(([first, n, gap]) => {
+    const count = Math.min(n, MAX_STEP + 1 - first);
+    const steps = Array.from({ length: count }, (_, i) => first + i);
+    if (gap > 0 && count > 1 && steps[count - 1]! + gap <= MAX_STEP) steps[count - 1]! += gap;
+    return steps;
+  });
+
+describe('series steps', () => {
+  it('gapless and almost gapless windows at any offset come back with their steps (property)', () => {
+    fc.assert(
+      fc.property(windowSteps, (steps) => {
+        const view = openSeries(encodeSeries(series(steps, (i, e) => i + e / 4)));
+        assert.deepEqual([...view.steps], steps);
+        const out = new Float64Array(steps.length);
+        view.values(3, 0, steps.length, out);
+        assert.deepEqual([...out], steps.map((_, i) => i + 3 / 4));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe('compact encoding of decimal columns', () => {
   it('round-trips decimals, negatives, missing values, constant columns, extreme magnitudes, gapped runs (property)', () => {
     fc.assert(
