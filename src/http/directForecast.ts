@@ -12,24 +12,53 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FORECAST_PAGE } from '../domain/limits.js';
 import type { ForecastQueryValues, ForecastService } from './forecastService.js';
-import { MALFORMED, parseQuery } from './querystring.js';
+import { decodeParam } from './querystring.js';
 import { farmIdParam, issueParam } from './schemas.js';
 
 const PATH = '/api/v1/forecast';
 const ISSUE = new RegExp(issueParam.pattern!);
 /** Integers without sign, leading zeros or exponent, small enough to stay exact. */
 const PLAIN_INTEGER = /^[1-9][0-9]{0,8}$/;
-/** The framework reads the same names; any other name means the framework decides. */
-const STRING_PARAMS = new Set(['farm_id', 'issue', 'start', 'end', 'elements', 'page', 'size', 'format']);
+/** The names taken here (one bit each, to notice repeats); any other name means the framework decides. */
+const PARAM_BITS = { farm_id: 1, issue: 2, start: 4, end: 8, elements: 16, page: 32, size: 64, format: 128 } as const;
 
-/** The query as the framework's validator would produce it, or undefined when unsure. */
+/** As the framework's parser decodes a key or value (querystring.ts); null when malformed. */
+function decodePart(qs: string, from: number, to: number): string | null {
+  const s = qs.slice(from, to);
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 37 /* % */ || c === 43 /* + */) return decodeParam(s);
+  }
+  return s;
+}
+
+/**
+ * The query as the framework's validator would produce it, or undefined when
+ * unsure. One pass over the text, no intermediate object (this runs for every
+ * uncached forecast request); it reads pairs exactly as querystring.ts does.
+ */
 export function directQuery(qs: string): ForecastQueryValues | undefined {
-  const raw = parseQuery(qs);
-  if (raw[MALFORMED] !== undefined) return undefined;
   const q: { -readonly [K in keyof ForecastQueryValues]: ForecastQueryValues[K] } = {};
-  for (const name in raw) {
-    const v = raw[name];
-    if (!STRING_PARAMS.has(name) || typeof v !== 'string' || v === '') return undefined;
+  let seen = 0;
+  for (let at = 0; at <= qs.length; ) {
+    let amp = qs.indexOf('&', at);
+    if (amp < 0) amp = qs.length;
+    if (amp === at) {
+      at++;
+      continue;
+    }
+    let eq = qs.indexOf('=', at);
+    if (eq < 0 || eq > amp) eq = amp;
+    const name = decodePart(qs, at, eq);
+    // A missing "=" or an empty value is the framework's to reject.
+    if (name === null || eq + 1 >= amp) return undefined;
+    const v = decodePart(qs, eq + 1, amp);
+    if (v === null || v === '') return undefined;
+    at = amp + 1;
+    const bit = PARAM_BITS[name as keyof typeof PARAM_BITS];
+    // An unknown name, or a repeated one (the framework would see an array), is the framework's.
+    if (bit === undefined || !Object.hasOwn(PARAM_BITS, name) || (seen & bit) !== 0) return undefined;
+    seen |= bit;
     switch (name) {
       case 'farm_id':
         if (v.length < (farmIdParam.minLength ?? 1)) return undefined;

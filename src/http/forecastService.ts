@@ -24,6 +24,7 @@ import { DEFAULT_CACHE, type AppContext } from './context.js';
 import { JSON_TYPE } from './envelope.js';
 import { writeForecastJson } from './forecastBody.js';
 import type { ForecastQuery } from './schemas.js';
+import type { Farm, StoredRun } from '../store/store.js';
 
 export type ForecastQueryValues = Static<typeof ForecastQuery>;
 
@@ -48,10 +49,33 @@ interface Prepared {
   readonly revision: number;
 }
 
-function normalisedKey(plan: ForecastPlan, csv: boolean, page: number, size: number): string {
-  const { farm, run } = plan;
+/** What of an answer depends on the (site, run) alone, computed once per pair of records. */
+interface RunFacts {
+  readonly farm: Farm;
+  /** The normalised key's part naming the site and the run's version. */
+  readonly keyPart: string;
+  readonly lastModified: string;
+}
+
+/** Per run record (a replaced run is a new record); the farm record is checked, since a site may move. */
+const runFacts = new WeakMap<StoredRun, RunFacts>();
+
+function factsOf(farm: Farm, run: StoredRun): RunFacts {
+  let f = runFacts.get(run);
+  if (f === undefined || f.farm !== farm) {
+    f = {
+      farm,
+      keyPart: `${farm.farmId}|${farm.lat}|${farm.lon}|${run.issue}|${run.revision}`,
+      lastModified: new Date(run.publishedAt).toUTCString(),
+    };
+    runFacts.set(run, f);
+  }
+  return f;
+}
+
+function normalisedKey(plan: ForecastPlan, facts: RunFacts, csv: boolean, page: number, size: number): string {
   const shape = csv ? 'csv' : `json|${page}|${size}`;
-  return `${shape}|${farm.farmId}|${farm.lat}|${farm.lon}|${run.issue}|${run.revision}|${plan.from}|${plan.to}|${plan.elements.join('.')}`;
+  return `${shape}|${facts.keyPart}|${plan.from}|${plan.to}|${plan.elements.join('.')}`;
 }
 
 function notModified(req: IncomingMessage, p: Prepared): boolean {
@@ -63,12 +87,12 @@ function notModified(req: IncomingMessage, p: Prepared): boolean {
   return Number.isFinite(since) && Math.floor(p.publishedAt / 1000) * 1000 <= since;
 }
 
-const memoKey = (req: IncomingMessage): string => (prefersCsv(req.headers.accept) ? 'c' : 'j') + req.url;
 
 export class ForecastService {
   readonly reads: ReadModel;
   private readonly bodies: BodyCache;
-  private readonly memo: SizedLru<string, Prepared>;
+  /** Remembered answers by raw URL, one map per Accept preference (JSON, CSV): the URL itself is the key. */
+  private readonly memos: readonly [SizedLru<string, Prepared>, SizedLru<string, Prepared>];
   private readonly memoDoor = new Doorkeeper();
   private readonly latestCacheControl: string;
 
@@ -76,8 +100,13 @@ export class ForecastService {
     const settings = ctx.cache ?? DEFAULT_CACHE;
     this.reads = new ReadModel(ctx.store, settings.seriesMb * MB);
     this.bodies = new BodyCache(settings.bodyMb * MB);
-    this.memo = new SizedLru<string, Prepared>(settings.bodyMb > 0 ? MEMO_BYTES : 0, (p) => 300 + p.key.length);
+    const memo = (): SizedLru<string, Prepared> => new SizedLru(settings.bodyMb > 0 ? MEMO_BYTES / 2 : 0, (p) => 300 + p.key.length);
+    this.memos = [memo(), memo()];
     this.latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
+  }
+
+  private memoOf(req: IncomingMessage): SizedLru<string, Prepared> {
+    return this.memos[prefersCsv(req.headers.accept) ? 1 : 0];
   }
 
   /**
@@ -86,7 +115,7 @@ export class ForecastService {
    * reads.sync(). Returns whether it answered.
    */
   replay(req: IncomingMessage, res: ServerResponse, beforeWrite?: () => void): boolean {
-    const p = this.memo.get(memoKey(req));
+    const p = this.memoOf(req).get(req.url!);
     const entry = p !== undefined && p.revision === this.reads.revision ? this.bodies.body(p.key, undefined) : undefined;
     if (entry === undefined) return false;
     beforeWrite?.();
@@ -114,11 +143,12 @@ export class ForecastService {
     const page = q.page ?? 1;
     const size = q.size ?? FORECAST_PAGE.defaultSize;
     const { run } = plan;
-    const key = normalisedKey(plan, csv, page, size);
+    const facts = factsOf(plan.farm, run);
+    const key = normalisedKey(plan, facts, csv, page, size);
     const prepared: Prepared = {
       key,
       tag: tagBase(run.revision, key),
-      lastModified: new Date(run.publishedAt).toUTCString(),
+      lastModified: facts.lastModified,
       publishedAt: run.publishedAt,
       cacheControl: q.issue === undefined ? this.latestCacheControl : IMMUTABLE,
       contentType: csv ? CSV_TYPE : JSON_TYPE,
@@ -127,8 +157,7 @@ export class ForecastService {
     };
     // Remember it only if no commit was applied while planning.
     if (reads.revision === revision) {
-      const mk = memoKey(req);
-      if (this.memoDoor.admit(mk)) this.memo.set(mk, prepared);
+      if (this.memoDoor.admit(req.url!)) this.memoOf(req).set(req.url!, prepared);
     }
     const entry = this.bodies.body(key, (sink) => {
       if (csv) writeCsv(sink, run.view, plan.issueMs, plan.elements, plan.from, plan.to);

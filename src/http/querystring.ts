@@ -6,7 +6,8 @@ export const MALFORMED = Symbol('malformed query parameter');
 
 export type ParsedQuery = Record<string, string | string[]> & { [MALFORMED]?: string };
 
-function decode(s: string): string | null {
+/** A key or value as sent -> its text ('+' is a space), or null when its percent-encoding is malformed. */
+export function decodeParam(s: string): string | null {
   const plus = s.includes('+') ? s.replace(/\+/g, ' ') : s;
   if (!plus.includes('%')) return plus;
   try {
@@ -22,10 +23,10 @@ export function parseQuery(qs: string): ParsedQuery {
   for (const pair of qs.split('&')) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
-    const key = decode(eq < 0 ? pair : pair.slice(0, eq));
-    const value = eq < 0 ? '' : decode(pair.slice(eq + 1));
+    const key = decodeParam(eq < 0 ? pair : pair.slice(0, eq));
+    const value = eq < 0 ? '' : decodeParam(pair.slice(eq + 1));
     if (key === null || value === null) {
-      out[MALFORMED] ??= key ?? (decode(pair.slice(0, eq)) || pair.slice(0, eq).slice(0, 40));
+      out[MALFORMED] ??= key ?? (decodeParam(pair.slice(0, eq)) || pair.slice(0, eq).slice(0, 40));
       continue;
     }
     const prev = out[key];
