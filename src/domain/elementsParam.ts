@@ -4,16 +4,22 @@ import { badParameter } from './errors.js';
 
 export const ALL_ELEMENTS: readonly number[] = Object.freeze(Array.from({ length: ELEMENT_COUNT }, (_, i) => i));
 
+/** The selection for each set of fields asked (a 15-bit mask): one shared, frozen array per set. */
+const bySet = new Map<number, readonly number[]>();
+
 /**
  * Catalogue indexes selected by the `elements` values (each value one
  * comma-separated list), in catalogue order without duplicates. Absent means all.
  */
 export function parseElements(values: readonly string[] | undefined): readonly number[] {
   if (values === undefined) return ALL_ELEMENTS;
-  const chosen = new Set<number>();
+  let mask = 0;
   for (const value of values) {
-    for (const raw of value.split(',')) {
-      const name = raw.trim();
+    for (let at = 0; at <= value.length; ) {
+      let comma = value.indexOf(',', at);
+      if (comma < 0) comma = value.length;
+      const name = value.slice(at, comma).trim();
+      at = comma + 1;
       if (name === '') {
         throw badParameter('Query parameter elements holds an empty field name.');
       }
@@ -21,8 +27,15 @@ export function parseElements(values: readonly string[] | undefined): readonly n
       if (i < 0) {
         throw badParameter(`Query parameter elements names an unknown field "${name}"; see /api/v1/elements.`);
       }
-      chosen.add(i);
+      mask |= 1 << i;
     }
   }
-  return [...chosen].sort((a, b) => a - b);
+  let chosen = bySet.get(mask);
+  if (chosen === undefined) {
+    const list: number[] = [];
+    for (let i = 0; i < ELEMENT_COUNT; i++) if (mask & (1 << i)) list.push(i);
+    chosen = Object.freeze(list);
+    bySet.set(mask, chosen);
+  }
+  return chosen;
 }

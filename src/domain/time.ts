@@ -11,16 +11,31 @@ export const BEIJING_OFFSET = '+08:00';
 
 const pad2 = (n: number): string => (n < 10 ? '0' : '') + n;
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeapYear = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+
 function isRealDate(y: number, mo: number, d: number): boolean {
   if (mo < 1 || mo > 12 || d < 1) return false;
-  return d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  return d <= (mo === 2 && isLeapYear(y) ? 29 : DAYS_IN_MONTH[mo - 1]!);
+}
+
+/**
+ * Days from 1970-01-01 to y-mo-d in the proleptic Gregorian calendar (as Date
+ * counts), by arithmetic: counted from 1 March of a 400-year era, so that the
+ * leap day falls last in each year.
+ */
+function daysFromCivil(y: number, mo: number, d: number): number {
+  const ys = mo <= 2 ? y - 1 : y;
+  const era = Math.floor(ys / 400);
+  const yoe = ys - era * 400;
+  const mp = mo > 2 ? mo - 3 : mo + 9;
+  const doy = Math.floor((153 * mp + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146_097 + doe - 719_468;
 }
 
 function utcMs(y: number, mo: number, d: number, h: number, mi: number, s: number, ms: number): number {
-  // Date.UTC maps years 0..99 to 1900..1999; setUTCFullYear does not.
-  const date = new Date(Date.UTC(2000, mo - 1, d, h, mi, s, ms));
-  date.setUTCFullYear(y);
-  return date.getTime();
+  return daysFromCivil(y, mo, d) * 86_400_000 + h * HOUR_MS + mi * MINUTE_MS + s * 1000 + ms;
 }
 
 /** An issue (run) name `yyyyMMddHH` in UTC -> epoch ms, or null when it is not a real date and hour. */

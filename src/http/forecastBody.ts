@@ -37,15 +37,27 @@ function farmHead(farm: Farm): Uint8Array {
   return h;
 }
 
+/** The envelope's run fields, per issue time (runs of a few recent issues are what is asked). */
+const issueHeads = new Map<number, Uint8Array>();
+const ISSUE_HEADS_KEPT = 64;
+
+function issueHead(issueMs: number): Uint8Array {
+  let h = issueHeads.get(issueMs);
+  if (h === undefined) {
+    h = asciiBytes(`"issue_time_utc":"${formatUtc(issueMs)}","timezone":"${BEIJING_OFFSET}","resolution_minutes":${STEP_MINUTES},`);
+    if (issueHeads.size >= ISSUE_HEADS_KEPT) issueHeads.delete(issueHeads.keys().next().value as number);
+    issueHeads.set(issueMs, h);
+  }
+  return h;
+}
+
 export function writeForecastJson(sink: ByteSink, plan: ForecastPlan, page: number, size: number): void {
   const { farm, run, issueMs, elements } = plan;
   const total = plan.to - plan.from;
   const slice = pageSlice(total, page, size);
   sink.bytes(farmHead(farm));
-  sink.ascii(
-    `"issue_time_utc":"${formatUtc(issueMs)}","timezone":"${BEIJING_OFFSET}",` +
-      `"resolution_minutes":${STEP_MINUTES},"total":${total},"page":${page},"size":${size},"items":[`,
-  );
+  sink.bytes(issueHead(issueMs));
+  sink.ascii(`"total":${total},"page":${page},"size":${size},"items":[`);
   writeRecords(sink, JSON_STYLE, run.view, issueMs, elements, plan.from + slice.from, plan.from + slice.to);
   sink.ascii(']}}');
 }

@@ -202,3 +202,41 @@ describe('parseDateTime', () => {
     assert.equal(parseDateTime('2100-02-29T12:00Z'), null);
   });
 });
+
+describe('calendar arithmetic', () => {
+  /** What the platform's calendar says: epoch ms of a UTC date and time, or null when the date does not exist. */
+  function platform(y: number, mo: number, d: number, h: number, mi: number, s: number): number | null {
+    const t = new Date(Date.UTC(2000, mo - 1, d, h, mi, s));
+    t.setUTCFullYear(y);
+    return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d ? t.getTime() : null;
+  }
+  const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
+
+  it('every year 0000-9999, month and day 1-31 parses as the platform calendar has it, and impossible dates are refused (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 9999 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 31 }),
+        fc.integer({ min: 0, max: 23 }),
+        fc.integer({ min: 0, max: 59 }),
+        fc.integer({ min: 0, max: 59 }),
+        (y, mo, d, h, mi, s) => {
+          const text = `${pad(y, 4)}-${pad(mo)}-${pad(d)}T${pad(h)}:${pad(mi)}:${pad(s)}Z`;
+          assert.equal(parseDateTime(text), platform(y, mo, d, h, mi, s), text);
+          const issue = `${pad(y, 4)}${pad(mo)}${pad(d)}${pad(h)}`;
+          assert.equal(parseIssue(issue), platform(y, mo, d, h, 0, 0), issue);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('leap days: 2000 and 2024 have one, 1900 and 2100 do not', () => {
+    assert.equal(parseDateTime('2000-02-29T00:00:00Z'), Date.UTC(2000, 1, 29));
+    assert.equal(parseDateTime('2024-02-29T12:00:00Z'), Date.UTC(2024, 1, 29, 12));
+    assert.equal(parseDateTime('1900-02-29T00:00:00Z'), null);
+    assert.equal(parseDateTime('2100-02-29'), null);
+    assert.equal(parseIssue('2100022900'), null);
+  });
+});
