@@ -6,9 +6,20 @@
 export class ByteSink {
   buf: Uint8Array;
   len = 0;
+  private dataView: DataView | undefined;
 
   constructor(capacity = 64 * 1024) {
     this.buf = new Uint8Array(capacity);
+  }
+
+  /** A DataView over buf (for word-sized writes), made once per buffer. */
+  get view(): DataView {
+    let v = this.dataView;
+    if (v === undefined || v.buffer !== this.buf.buffer) {
+      v = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
+      this.dataView = v;
+    }
+    return v;
   }
 
   reset(): this {

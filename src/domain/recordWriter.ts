@@ -255,7 +255,7 @@ export function writeRecords(
   // +4: putWords may write up to 3 bytes past a fragment.
   sink.reserve((to - from) * perRecord + style.close.length + 4);
   let buf = sink.buf;
-  let dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  let dv = sink.view;
   let pos = sink.len;
   for (let i = from; i < to; i++) {
     const at = steps[i]! * headBytes;
@@ -273,7 +273,7 @@ export function writeRecords(
         sink.ascii(numberText(v));
         sink.reserve((to - i) * perRecord + style.close.length + 4);
         buf = sink.buf;
-        dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+        dv = sink.view;
         pos = sink.len;
       }
     }
