@@ -1,0 +1,71 @@
+/**
+ * npm run bench:compare -- REF: the CPU per request of this working tree against
+ * an earlier commit, under the same load, the two servers measured alternately
+ * (old, new, old, new, ...) so that a machine whose speed drifts from minute to
+ * minute affects both alike. Each server is started afresh per round, pinned to
+ * core 0, warmed for 3 s, then measured with wrk on core 1.
+ *
+ * REF is checked out into data/bench/compare/REF (a git worktree) and built with
+ * this tree's compiler and node_modules, so the comparison assumes the
+ * dependencies did not change in between.
+ *
+ * BENCH_SCENARIO: mixed (default) or hot; BENCH_ROUNDS (3), BENCH_SECONDS (5).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BENCH_DIR, benchIssues, benchSites, benchStore } from './lib/benchStore.js';
+import { ensureWrk, startPinned } from './lib/proc.js';
+import { hotPaths, mixedLua } from './lib/requests.js';
+import { median, wrk, type Requests } from './lib/wrk.js';
+import { CLIENT_CORE, SERVER_CORE } from './lib/httpRun.js';
+
+const ref = process.argv[2] ?? 'HEAD~1';
+const scenario = process.env.BENCH_SCENARIO === 'hot' ? 'hot' : 'mixed';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function checkout(rev: string): string {
+  const sha = execFileSync('git', ['rev-parse', '--short', rev], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const dir = join(BENCH_DIR, 'compare', sha);
+  if (!existsSync(join(dir, 'dist', 'src', 'cli', 'main.js'))) {
+    mkdirSync(join(BENCH_DIR, 'compare'), { recursive: true });
+    if (!existsSync(dir)) execFileSync('git', ['worktree', 'add', '--detach', dir, sha], { cwd: ROOT, stdio: 'ignore' });
+    if (!existsSync(join(dir, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.json')], {
+      stdio: 'inherit',
+    });
+  }
+  return join(dir, 'bin', 'forecastd.js');
+}
+
+ensureWrk();
+const oldBin = checkout(ref);
+const newBin = join(ROOT, 'bin', 'forecastd.js');
+const db = process.env.BENCH_STORE_URL ?? (await benchStore(200, 8));
+const farmIds = benchSites(200).map((s) => s.farmId);
+const requests: Requests = scenario === 'hot' ? hotPaths(farmIds) : { lua: mixedLua(farmIds, benchIssues(8)) };
+
+const cpu: Record<'old' | 'new', number[]> = { old: [], new: [] };
+for (let round = 1; round <= ROUNDS; round++) {
+  for (const which of ['old', 'new'] as const) {
+    const server = await startPinned(SERVER_CORE, process.execPath, [which === 'old' ? oldBin : newBin, 'serve', '--workers', '1', '--port', '0', '--db', db]);
+    try {
+      const o = { core: CLIENT_CORE, serverPid: server.child.pid! };
+      await wrk(server.base, `compare-${scenario}`, requests, { ...o, seconds: 3 });
+      const r = await wrk(server.base, `compare-${scenario}`, requests, { ...o, seconds: SECONDS, seed: round });
+      cpu[which].push(r.cpuUs);
+      process.stderr.write(
+        `round ${round} ${which} ${r.rps.toFixed(0).padStart(7)} req/s  p99 ${r.p99ms.toFixed(2)} ms  ${r.cpuUs.toFixed(1)} µs CPU/req  non-2xx ${r.non2xx}\n`,
+      );
+    } finally {
+      await server.stop();
+    }
+  }
+}
+const pairs = cpu.new.map((n, i) => n / cpu.old[i]!);
+console.log(`\n${scenario}: ${ref} against the working tree, ${ROUNDS} alternating rounds of ${SECONDS} s`);
+console.log(`CPU µs/req  old ${median(cpu.old).toFixed(1)}  new ${median(cpu.new).toFixed(1)}  (medians)`);
+console.log(`new / old by round: ${pairs.map((p) => p.toFixed(2)).join(' ')}; median ${median(pairs).toFixed(2)}`);
