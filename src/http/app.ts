@@ -32,7 +32,10 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
     serverFactory: (handler, options) => {
       // The framework hands its settled options (its defaults applied).
       const o = options as { http?: ServerOptions; keepAliveTimeout: number; requestTimeout: number; connectionTimeout: number; maxRequestsPerSocket: number };
-      const server = createServer(o.http ?? {}, directForecast(forecasts, () => closing, handler));
+      const server = createServer(
+        o.http ?? {},
+        directForecast(forecasts, () => closing, handler, (err) => app.log.warn({ err: err.cause ?? err }, 'store unavailable')),
+      );
       server.keepAliveTimeout = o.keepAliveTimeout;
       server.requestTimeout = o.requestTimeout;
       server.setTimeout(o.connectionTimeout);

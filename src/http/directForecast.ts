@@ -5,12 +5,15 @@
  * (about a fifth of the CPU of an uncached page). Everything else — another
  * path or method, a body, any parameter the framework would coerce, reject or
  * ignore, and every planning error — goes to the framework, which answers it
- * as if the direct path did not exist. The acceptor is deliberately narrower
+ * as if the direct path did not exist (only an unreachable store is answered
+ * here, with the framework's 503 envelope, so as not to wait for it twice). The acceptor is deliberately narrower
  * than the schema: it may send a valid request on to the framework, never
  * take one the framework would answer differently.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FORECAST_PAGE } from '../domain/limits.js';
+import { StoreUnavailableError } from '../store/store.js';
+import { writeStoreUnavailable } from './envelope.js';
 import type { ForecastQueryValues, ForecastService } from './forecastService.js';
 import { decodeParam } from './querystring.js';
 import { farmIdParam, issueParam } from './schemas.js';
@@ -106,6 +109,7 @@ export function directForecast(
   service: ForecastService,
   closing: () => boolean,
   fallback: (req: IncomingMessage, res: ServerResponse) => void,
+  onUnavailable: (err: StoreUnavailableError) => void = () => undefined,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const url = req.url ?? '';
@@ -128,10 +132,17 @@ export function directForecast(
     service.reads
       .sync()
       .then(() => (service.replay(req, res) ? undefined : service.answer(q, req, res)))
-      .catch(() => {
-        // Nothing was written: the framework plans again and answers with its envelope.
-        if (!res.headersSent) fallback(req, res);
-        else res.destroy();
+      .catch((err: unknown) => {
+        if (res.headersSent) {
+          res.destroy();
+        } else if (err instanceof StoreUnavailableError) {
+          // Answered here: handing on would make the client wait for a second failed store call.
+          onUnavailable(err);
+          writeStoreUnavailable(res);
+        } else {
+          // Nothing was written: the framework plans again and answers with its envelope.
+          fallback(req, res);
+        }
       });
   };
 }

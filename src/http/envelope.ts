@@ -2,6 +2,7 @@
  * The one envelope `{ code, message, data }` and the mapping of every error,
  * ours or the framework's, onto it. No stack, SQL or path reaches a client.
  */
+import type { ServerResponse } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, CODES, type CodeDef } from '../domain/errors.js';
 import { StoreUnavailableError } from '../store/store.js';
@@ -58,6 +59,23 @@ export function validationMessage(errors: readonly AjvError[], context: string):
   }
 }
 
+const STORE_UNAVAILABLE = 'The forecast store is not reachable at the moment; retry shortly.';
+const STORE_UNAVAILABLE_RETRY_S = '1';
+
+/** The store-unavailable answer written to a bare Node response (the direct forecast path), as the handler below sends it. */
+export function writeStoreUnavailable(res: ServerResponse): void {
+  const body = errorBody(CODES.UNAVAILABLE, STORE_UNAVAILABLE);
+  res.writeHead(CODES.UNAVAILABLE.status, [
+    'retry-after',
+    STORE_UNAVAILABLE_RETRY_S,
+    'content-type',
+    JSON_TYPE,
+    'content-length',
+    String(Buffer.byteLength(body)),
+  ]);
+  res.end(body);
+}
+
 /** Maps any thrown error to the envelope: ours as they are, framework 4xx as 40001, the rest as 50000. */
 function handleError(this: FastifyInstance, err: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply): void {
   if (err instanceof ApiError) {
@@ -66,8 +84,8 @@ function handleError(this: FastifyInstance, err: FastifyError | ApiError, req: F
   }
   if (err instanceof StoreUnavailableError) {
     req.log.warn({ err: err.cause ?? err }, 'store unavailable');
-    reply.header('retry-after', '1');
-    sendError(reply, CODES.UNAVAILABLE, 'The forecast store is not reachable at the moment; retry shortly.');
+    reply.header('retry-after', STORE_UNAVAILABLE_RETRY_S);
+    sendError(reply, CODES.UNAVAILABLE, STORE_UNAVAILABLE);
     return;
   }
   const fe = err as FastifyError & { validationContext?: string };
