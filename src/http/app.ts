@@ -9,15 +9,13 @@ import type { AppContext } from './context.js';
 import { directForecast } from './directForecast.js';
 import { clientErrorResponse, registerErrorHandling, sendError } from './envelope.js';
 import { registerOpenApi } from './openapi.js';
-import { MALFORMED, parseQuery, type ParsedQuery } from './querystring.js';
+import { MALFORMED, parseQuery, PLAIN_DECIMAL, type ParsedQuery } from './querystring.js';
 import { elementsRoute } from './routes/elements.js';
 import { farmsRoute } from './routes/farms.js';
 import { ForecastService } from './forecastService.js';
 import { forecastRoute } from './routes/forecast.js';
 import { healthRoutes } from './routes/health.js';
 import { issuesRoute } from './routes/issues.js';
-
-const PLAIN_DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
 
 export interface AppOptions {
   readonly logger?: FastifyServerOptions['logger'];

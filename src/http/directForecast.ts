@@ -15,15 +15,16 @@ import { FORECAST_PAGE } from '../domain/limits.js';
 import { StoreUnavailableError } from '../store/store.js';
 import { writeStoreUnavailable } from './envelope.js';
 import type { ForecastQueryValues, ForecastService } from './forecastService.js';
-import { decodeParam } from './querystring.js';
-import { farmIdParam, issueParam } from './schemas.js';
+import { decodeParam, PLAIN_DECIMAL } from './querystring.js';
+import { farmIdParam, ForecastQuery, issueParam } from './schemas.js';
 
 const PATH = '/api/v1/forecast';
 const ISSUE = new RegExp(issueParam.pattern!);
 /** Integers without sign, leading zeros or exponent, small enough to stay exact. */
 const PLAIN_INTEGER = /^[1-9][0-9]{0,8}$/;
 /** The names taken here (one bit each, to notice repeats); any other name means the framework decides. */
-const PARAM_BITS = { farm_id: 1, issue: 2, start: 4, end: 8, elements: 16, page: 32, size: 64, format: 128 } as const;
+const PARAM_BITS = { farm_id: 1, issue: 2, start: 4, end: 8, elements: 16, page: 32, size: 64, format: 128, lat: 256, lon: 512 } as const;
+const { lat: LAT, lon: LON } = ForecastQuery.properties;
 
 /** As the framework's parser decodes a key or value (querystring.ts); null when malformed. */
 function decodePart(qs: string, from: number, to: number): string | null {
@@ -84,6 +85,15 @@ export function directQuery(qs: string): ForecastQueryValues | undefined {
         if (v !== 'json' && v !== 'csv') return undefined;
         q.format = v;
         break;
+      case 'lat':
+      case 'lon': {
+        // As the validator coerces a plain decimal (+text), within the schema's bounds.
+        const bounds = name === 'lat' ? LAT : LON;
+        const n = Number(v);
+        if (!PLAIN_DECIMAL.test(v) || !Number.isFinite(n) || n < bounds.minimum! || n > bounds.maximum!) return undefined;
+        q[name] = n;
+        break;
+      }
       default: {
         // page or size
         if (!PLAIN_INTEGER.test(v)) return undefined;
@@ -97,8 +107,10 @@ export function directQuery(qs: string): ForecastQueryValues | undefined {
       }
     }
   }
-  // Site by farm_id only: coordinates and their checks stay with the framework.
-  return q.farm_id === undefined ? undefined : q;
+  // The site by farm_id or by both coordinates; any other combination is the framework's to reject.
+  const byId = q.farm_id !== undefined && q.lat === undefined && q.lon === undefined;
+  const byPoint = q.farm_id === undefined && q.lat !== undefined && q.lon !== undefined;
+  return byId || byPoint ? q : undefined;
 }
 
 /**

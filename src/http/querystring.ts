@@ -4,6 +4,12 @@
  */
 export const MALFORMED = Symbol('malformed query parameter');
 
+/**
+ * The only accepted spelling of a number parameter: a plain decimal. The
+ * validator would also coerce hex, exponent, padded and Infinity texts.
+ */
+export const PLAIN_DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
+
 export type ParsedQuery = Record<string, string | string[]> & { [MALFORMED]?: string };
 
 /** A key or value as sent -> its text ('+' is a space), or null when its percent-encoding is malformed. */

@@ -91,14 +91,27 @@ describe('directQuery', () => {
       },
     );
     assert.deepEqual(directQuery('farm_id=WF%20A'), { farm_id: 'WF A' });
+    assert.deepEqual(directQuery('lon=95.25&lat=40.5&size=5'), { lon: 95.25, lat: 40.5, size: 5 });
+    assert.deepEqual(directQuery('lat=%2B40.&lon=-.5'), { lat: 40, lon: -0.5 });
+    assert.deepEqual(directQuery('lat=90&lon=-180'), { lat: 90, lon: -180 });
   });
 
   test('leaves to the framework whatever it would coerce, reject or ignore', () => {
     for (const qs of [
       '',
       'issue=2026112000',
-      'lon=95.25&lat=40.5',
+      'lat=40.5',
+      'lon=95.25',
       'farm_id=WF_A&lat=40.5',
+      'farm_id=WF_A&lat=40.5&lon=95.25',
+      'lat=90.0001&lon=95',
+      'lat=40&lon=180.5',
+      'lat=1e1&lon=95',
+      'lat=0x10&lon=95',
+      'lat=Infinity&lon=95',
+      'lat=+40&lon=95',
+      'lat=40&lon=95&lat=41',
+      'lat=40&lon=',
       'farm_id=WF_A&farm_id=WF_B',
       'farm_id=WF_A&elements=t2m&elements=tr',
       'farm_id=',
@@ -200,6 +213,14 @@ describe('over a real socket, the same bytes as the framework alone', () => {
     '/api/v1/forecast?farm_id=WF_A&unknown=1',
     '/api/v1/forecast?farm_id=%E0%A4%A',
     '/api/v1/forecast?lon=95.25&lat=40.5&size=5',
+    '/api/v1/forecast?lat=40.51&lon=95.26&issue=2026112000&elements=tr&size=3',
+    '/api/v1/forecast?lat=%2B36.125&lon=101.5&format=csv',
+    '/api/v1/forecast?lat=10&lon=10',
+    '/api/v1/forecast?lat=41.5&lon=97',
+    '/api/v1/forecast?lat=91&lon=95',
+    '/api/v1/forecast?lat=1e1&lon=95',
+    '/api/v1/forecast?lat=40.5',
+    '/api/v1/forecast?farm_id=WF_A&lat=40.5&lon=95.25',
     '/api/v1/forecast',
     '/api/v1/forecast?',
   ];
