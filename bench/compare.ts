@@ -9,7 +9,8 @@
  * this tree's compiler and node_modules, so the comparison assumes the
  * dependencies did not change in between.
  *
- * BENCH_SCENARIO: mixed (default) or hot; BENCH_ROUNDS (3), BENCH_SECONDS (5).
+ * BENCH_SCENARIO: mixed (default) or hot; BENCH_ROUNDS (3), BENCH_SECONDS (5);
+ * BENCH_SITES x BENCH_RUNS (200 x 8) picks the store.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
@@ -44,9 +45,11 @@ function checkout(rev: string): string {
 ensureWrk();
 const oldBin = checkout(ref);
 const newBin = join(ROOT, 'bin', 'forecastd.js');
-const db = process.env.BENCH_STORE_URL ?? (await benchStore(200, 8));
-const farmIds = benchSites(200).map((s) => s.farmId);
-const requests: Requests = scenario === 'hot' ? hotPaths(farmIds) : { lua: mixedLua(farmIds, benchIssues(8)) };
+const SITES = Number(process.env.BENCH_SITES ?? 200);
+const RUNS = Number(process.env.BENCH_RUNS ?? 8);
+const db = process.env.BENCH_STORE_URL ?? (await benchStore(SITES, RUNS));
+const farmIds = benchSites(SITES).map((s) => s.farmId);
+const requests: Requests = scenario === 'hot' ? hotPaths(farmIds) : { lua: mixedLua(farmIds, benchIssues(RUNS)) };
 
 const cpu: Record<'old' | 'new', number[]> = { old: [], new: [] };
 for (let round = 1; round <= ROUNDS; round++) {
@@ -54,8 +57,8 @@ for (let round = 1; round <= ROUNDS; round++) {
     const server = await startPinned(SERVER_CORE, process.execPath, [which === 'old' ? oldBin : newBin, 'serve', '--workers', '1', '--port', '0', '--db', db]);
     try {
       const o = { core: CLIENT_CORE, serverPid: server.child.pid! };
-      await wrk(server.base, `compare-${scenario}`, requests, { ...o, seconds: 3 });
-      const r = await wrk(server.base, `compare-${scenario}`, requests, { ...o, seconds: SECONDS, seed: round });
+      await wrk(server.base, `compare-${SITES}-${scenario}`, requests, { ...o, seconds: 3 });
+      const r = await wrk(server.base, `compare-${SITES}-${scenario}`, requests, { ...o, seconds: SECONDS, seed: round });
       cpu[which].push(r.cpuUs);
       process.stderr.write(
         `round ${round} ${which} ${r.rps.toFixed(0).padStart(7)} req/s  p99 ${r.p99ms.toFixed(2)} ms  ${r.cpuUs.toFixed(1)} µs CPU/req  non-2xx ${r.non2xx}\n`,
@@ -66,6 +69,6 @@ for (let round = 1; round <= ROUNDS; round++) {
   }
 }
 const pairs = cpu.new.map((n, i) => n / cpu.old[i]!);
-console.log(`\n${scenario}: ${ref} against the working tree, ${ROUNDS} alternating rounds of ${SECONDS} s`);
+console.log(`\n${scenario} on ${SITES} x ${RUNS}: ${ref} against the working tree, ${ROUNDS} alternating rounds of ${SECONDS} s`);
 console.log(`CPU µs/req  old ${median(cpu.old).toFixed(1)}  new ${median(cpu.new).toFixed(1)}  (medians)`);
 console.log(`new / old by round: ${pairs.map((p) => p.toFixed(2)).join(' ')}; median ${median(pairs).toFixed(2)}`);
