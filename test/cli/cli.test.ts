@@ -114,6 +114,43 @@ describe('farms import, ingest, serve, SIGTERM', () => {
     }
   });
 
+  test('a run replaced by another process while serve runs: new values, a new ETag, the old tag no longer matches', async () => {
+    const s = await serve(['--db', db]);
+    try {
+      const path = '/api/v1/forecast?farm_id=PV_B&issue=2026112000&size=2&elements=t2m,tr';
+      const latest = '/api/v1/forecast?farm_id=PV_B&size=2&elements=t2m';
+      const before = await fetch(s.base + path);
+      assert.equal(before.status, 200);
+      const tag = before.headers.get('etag')!;
+      const lastModified = before.headers.get('last-modified')!;
+      assert.match(tag, /^"[^"]+"$/);
+      const oldItems = ((await before.json()) as { data: { items: unknown[] } }).data.items;
+      // Asked twice more, so that the answer is remembered and its body kept (and the gzip variant made).
+      assert.equal((await fetch(s.base + path, { headers: { 'if-none-match': tag } })).status, 304);
+      await fetch(s.base + path, { headers: { 'accept-encoding': 'gzip' } });
+      await fetch(s.base + latest);
+      await fetch(s.base + latest);
+
+      writeFileSync(join(dir, 'PV_B_2026112000.csv'), runCsv('2026112000', { steps: [0, 1, 2, 3], value: (k, e) => 5000 + k + e / 4 }));
+      const r = await runCli(['ingest', join(dir, 'PV_B_2026112000.csv'), '--db', db]);
+      assert.equal(r.code, 0, r.stderr);
+
+      for (const headers of [{}, { 'accept-encoding': 'gzip' }, { 'if-none-match': tag }, { 'if-modified-since': lastModified }] as Record<string, string>[]) {
+        const after = await fetch(s.base + path, { headers });
+        assert.equal(after.status, 200, JSON.stringify(headers));
+        assert.notEqual(after.headers.get('etag')!.replace(/-gz"$/, '"'), tag, JSON.stringify(headers));
+        const items = ((await after.json()) as { data: { items: { t2m: number; tr: number }[] } }).data.items;
+        assert.notDeepEqual(items, oldItems);
+        assert.deepEqual(items.map((i) => [i.t2m, i.tr]), [[5000, 5003], [5001, 5004]], JSON.stringify(headers));
+      }
+      const now = (await (await fetch(s.base + latest)).json()) as { data: { items: { t2m: number }[] } };
+      assert.deepEqual(now.data.items.map((i) => i.t2m), [5000, 5001]);
+    } finally {
+      const code = await s.stop();
+      assert.equal(code, 0, s.stderr());
+    }
+  });
+
   test('serve --workers 2 shares one port between two processes, and SIGTERM stops them all with 0', async () => {
     const s = await serve(['--db', db, '--workers', '2']);
     let pids: number[] = [];
