@@ -1,6 +1,7 @@
 /** Whether an Accept header prefers text/csv over JSON (used when format is not given). */
 export function prefersCsv(accept: string | undefined): boolean {
-  if (!accept) return false;
+  // Without a text/csv entry the answer is no: skip parsing the common "*/*" and "application/json".
+  if (!accept || !/csv/i.test(accept)) return false;
   let csv = 0;
   let json = 0;
   for (const part of accept.split(',')) {

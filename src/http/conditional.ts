@@ -34,9 +34,23 @@ export function matchesIfNoneMatch(header: string, base: string): boolean {
   return false;
 }
 
+/** Choices for recent Accept-Encoding values: clients send a handful of distinct ones, on every request. */
+const codings = new Map<string, Coding>();
+const CODINGS_KEPT = 64;
+
 /** The coding to use for a client's Accept-Encoding: br, then gzip, else identity. */
 export function chooseCoding(acceptEncoding: string | undefined): Coding {
   if (!acceptEncoding) return 'identity';
+  let c = codings.get(acceptEncoding);
+  if (c === undefined) {
+    c = parseCoding(acceptEncoding);
+    if (codings.size >= CODINGS_KEPT) codings.delete(codings.keys().next().value as string);
+    codings.set(acceptEncoding, c);
+  }
+  return c;
+}
+
+function parseCoding(acceptEncoding: string): Coding {
   let br = 0;
   let gzip = 0;
   let star = -1;
