@@ -7,7 +7,8 @@
  * for a whole page once and then writes bytes without further checks.
  */
 import { ByteSink } from './byteSink.js';
-import { DATE_TEXT_BYTES, gridDateBytes } from './dateTexts.js';
+import { keepRecent } from '../cache/keepRecent.js';
+import { DATE_TEXT_BYTES, gridTexts } from './dateTexts.js';
 import { ELEMENT_COUNT } from './elements.js';
 import { numberText } from './numberText.js';
 import { MAX_STEP } from './run.js';
@@ -172,23 +173,23 @@ interface Prepared {
   /** Bytes of close + separator: what the first record of a page skips of its head. */
   readonly lead: number;
   readonly headBytes: number;
-  readonly heads: Map<number, DataView>;
+  /** Record heads per issue time (about 60 KB each for JSON): runs of recent issues are what is asked. */
+  readonly heads: (issueMs: number) => DataView;
 }
 
 const prepared = new WeakMap<RecordStyle, Prepared>();
-/** Head tables kept per style (about 60 KB each for JSON): runs of recent issues are what is asked. */
-const HEAD_TABLES_KEPT = 16;
 
 function prepare(style: RecordStyle): Prepared {
   let p = prepared.get(style);
   if (p === undefined) {
     const lead = style.close.length + style.separator.length;
+    const headBytes = lead + style.open.length + DATE_TEXT_BYTES + style.afterDate.length;
     p = {
       fields: style.field.map(padded),
       fieldLens: style.field.map((f) => f.length),
       lead,
-      headBytes: lead + style.open.length + DATE_TEXT_BYTES + style.afterDate.length,
-      heads: new Map(),
+      headBytes,
+      heads: keepRecent(16, (issueMs: number) => headTable(style, headBytes, issueMs)),
     };
     prepared.set(style, p);
   }
@@ -200,27 +201,22 @@ function prepare(style: RecordStyle): Prepared {
  * close, the separator, the open, the date_time text and what follows it. One
  * copy starts each record.
  */
-function headTable(style: RecordStyle, p: Prepared, issueMs: number): DataView {
-  let t = p.heads.get(issueMs);
-  if (t === undefined) {
-    const dates = gridDateBytes(issueMs);
-    const w = p.headBytes;
-    // +4: putWords reads whole words, up to 3 bytes past the last head.
-    const out = new Uint8Array((MAX_STEP + 1) * w + 4);
-    for (let k = 0, at = 0; k <= MAX_STEP; k++, at += w) {
-      let o = at;
-      for (const part of [style.close, style.separator, style.open]) {
-        out.set(part, o);
-        o += part.length;
-      }
-      out.set(dates.subarray(k * DATE_TEXT_BYTES, (k + 1) * DATE_TEXT_BYTES), o);
-      out.set(style.afterDate, o + DATE_TEXT_BYTES);
+function headTable(style: RecordStyle, headBytes: number, issueMs: number): DataView {
+  const dates = gridTexts(issueMs);
+  // +4: putWords reads whole words, up to 3 bytes past the last head.
+  const out = new Uint8Array((MAX_STEP + 1) * headBytes + 4);
+  for (let k = 0, at = 0; k <= MAX_STEP; k++, at += headBytes) {
+    let o = at;
+    for (const part of [style.close, style.separator, style.open]) {
+      out.set(part, o);
+      o += part.length;
     }
-    t = new DataView(out.buffer);
-    if (p.heads.size >= HEAD_TABLES_KEPT) p.heads.delete(p.heads.keys().next().value as number);
-    p.heads.set(issueMs, t);
+    const date = dates[k]!;
+    if (date.length !== DATE_TEXT_BYTES) throw new Error('date_time texts must be fixed-width');
+    for (let i = 0; i < DATE_TEXT_BYTES; i++) out[o++] = date.charCodeAt(i);
+    out.set(style.afterDate, o);
   }
-  return t;
+  return new DataView(out.buffer);
 }
 
 /** Writes records [from, to) of a series in the given style. */
@@ -248,7 +244,7 @@ export function writeRecords(
     keyLens.push(p.fieldLens[e]!);
     perRecord += p.fieldLens[e]! + Math.max(MAX_SCALED_BYTES, style.missing.length);
   }
-  const heads = headTable(style, p, issueMs);
+  const heads = p.heads(issueMs);
   const headBytes = p.headBytes;
   const lead = p.lead;
   const steps = view.steps;

@@ -5,6 +5,7 @@
  */
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { fnv1a } from '../cache/hash.js';
+import { keepRecent } from '../cache/keepRecent.js';
 
 export type Coding = 'identity' | 'gzip' | 'br';
 
@@ -34,20 +35,12 @@ export function matchesIfNoneMatch(header: string, base: string): boolean {
   return false;
 }
 
-/** Choices for recent Accept-Encoding values: clients send a handful of distinct ones, on every request. */
-const codings = new Map<string, Coding>();
-const CODINGS_KEPT = 64;
+/** Clients send a handful of distinct Accept-Encoding values, on every request: each is read once. */
+const codingOf = keepRecent(64, (acceptEncoding: string) => parseCoding(acceptEncoding));
 
 /** The coding to use for a client's Accept-Encoding: br, then gzip, else identity. */
 export function chooseCoding(acceptEncoding: string | undefined): Coding {
-  if (!acceptEncoding) return 'identity';
-  let c = codings.get(acceptEncoding);
-  if (c === undefined) {
-    c = parseCoding(acceptEncoding);
-    if (codings.size >= CODINGS_KEPT) codings.delete(codings.keys().next().value as string);
-    codings.set(acceptEncoding, c);
-  }
-  return c;
+  return acceptEncoding ? codingOf(acceptEncoding) : 'identity';
 }
 
 function parseCoding(acceptEncoding: string): Coding {

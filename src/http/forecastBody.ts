@@ -3,6 +3,7 @@
  * then the records in the shared record writer's JSON style. Values are spelled
  * so that each parses to the stored double.
  */
+import { keepRecent } from '../cache/keepRecent.js';
 import { asciiBytes, ByteSink } from '../domain/byteSink.js';
 import { ELEMENT_NAMES } from '../domain/elements.js';
 import { numberText } from '../domain/numberText.js';
@@ -38,18 +39,9 @@ function farmHead(farm: Farm): Uint8Array {
 }
 
 /** The envelope's run fields, per issue time (runs of a few recent issues are what is asked). */
-const issueHeads = new Map<number, Uint8Array>();
-const ISSUE_HEADS_KEPT = 64;
-
-function issueHead(issueMs: number): Uint8Array {
-  let h = issueHeads.get(issueMs);
-  if (h === undefined) {
-    h = asciiBytes(`"issue_time_utc":"${formatUtc(issueMs)}","timezone":"${BEIJING_OFFSET}","resolution_minutes":${STEP_MINUTES},`);
-    if (issueHeads.size >= ISSUE_HEADS_KEPT) issueHeads.delete(issueHeads.keys().next().value as number);
-    issueHeads.set(issueMs, h);
-  }
-  return h;
-}
+const issueHead = keepRecent(64, (issueMs: number) =>
+  asciiBytes(`"issue_time_utc":"${formatUtc(issueMs)}","timezone":"${BEIJING_OFFSET}","resolution_minutes":${STEP_MINUTES},`),
+);
 
 export function writeForecastJson(sink: ByteSink, plan: ForecastPlan, page: number, size: number): void {
   const { farm, run, issueMs, elements } = plan;

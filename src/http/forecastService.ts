@@ -59,32 +59,15 @@ interface RunFacts {
 
 /** Per run record (a replaced run is a new record); the farm record is checked, since a site may move. */
 const runFacts = new WeakMap<StoredRun, RunFacts>();
-/** The key's part naming the site, per farm record. */
-const farmParts = new WeakMap<Farm, string>();
-/** HTTP dates of recent publication seconds: runs are published in batches, so a few seconds cover many runs. */
-const httpDates = new Map<number, string>();
-const HTTP_DATES_KEPT = 256;
-
-function httpDate(ms: number): string {
-  const second = Math.floor(ms / 1000);
-  let d = httpDates.get(second);
-  if (d === undefined) {
-    d = new Date(second * 1000).toUTCString();
-    if (httpDates.size >= HTTP_DATES_KEPT) httpDates.delete(httpDates.keys().next().value as number);
-    httpDates.set(second, d);
-  }
-  return d;
-}
 
 function factsOf(farm: Farm, run: StoredRun): RunFacts {
   let f = runFacts.get(run);
   if (f === undefined || f.farm !== farm) {
-    let farmPart = farmParts.get(farm);
-    if (farmPart === undefined) {
-      farmPart = `${farm.farmId}|${farm.lat}|${farm.lon}`;
-      farmParts.set(farm, farmPart);
-    }
-    f = { farm, keyPart: `${farmPart}|${run.issue}|${run.revision}`, lastModified: httpDate(run.publishedAt) };
+    f = {
+      farm,
+      keyPart: `${farm.farmId}|${farm.lat}|${farm.lon}|${run.issue}|${run.revision}`,
+      lastModified: new Date(run.publishedAt).toUTCString(),
+    };
     runFacts.set(run, f);
   }
   return f;
