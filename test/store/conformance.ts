@@ -95,6 +95,8 @@ export function storeConformance(adapter: string, open: () => Promise<StoreHarne
 
     test('putRun refuses an unregistered farm and stores nothing', async () => {
       await assert.rejects(store.putRun({ farmId: 'ZZ', issue: '2026112000', series: series([0, 1], 1) }), UnknownFarmError);
+      // An id that reads like a connection failure is still an unknown farm, not an unreachable store.
+      await assert.rejects(store.putRun({ farmId: 'timeout_terminated', issue: '2026112000', series: series([0, 1], 1) }), UnknownFarmError);
       assert.equal(await store.getRun('ZZ', '2026112000'), undefined);
       assert.equal((await store.listIssues(undefined, 0, 10)).total, 0);
     });

@@ -41,16 +41,22 @@ const CHANNEL = 'forecastd_changes';
 /** Key of the advisory lock that serialises schema migrations across processes. */
 const MIGRATION_LOCK = 0x66637374; // 'fcst'
 
-
-
-
-/** SQLSTATE classes and client errors that mean "not reachable now", not "bad request". */
+/**
+ * SQLSTATE classes and client errors that mean "not reachable now", not "bad
+ * request". The store's own errors pass as they are (their messages name farms,
+ * which may read like anything), and an error the server reports is judged by
+ * its SQLSTATE alone; only the client's own connection errors, which carry no
+ * SQLSTATE, are recognised by their text.
+ */
 function isUnavailable(err: unknown): boolean {
+  if (err instanceof UnknownFarmError || err instanceof StoreUnavailableError) return false;
   const e = err as { code?: string; message?: string };
   const code = e.code ?? '';
-  if (/^(08|53|57P)/.test(code)) return true; // connection exception, resources, operator intervention
-  if (code === '57014') return true; // statement timeout
   if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
+  if (/^[0-9A-Z]{5}$/.test(code)) {
+    // connection exception, insufficient resources, operator intervention (incl. statement timeout 57014)
+    return /^(08|53|57)/.test(code);
+  }
   return /timeout|terminat|Connection terminated|connect ECONNREFUSED|Client has encountered a connection error|not queryable/i.test(
     e.message ?? '',
   );
