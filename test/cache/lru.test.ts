@@ -72,7 +72,7 @@ test('never exceeds its bound and keeps its byte count exact (property)', () => 
   );
 });
 
-test('eviction stays cheap after many deletions and re-insertions', () => {
+test('after many deletions, re-insertions and reads the bound and the entry count stay exact', () => {
   const c = new SizedLru<number, string>(1000, bytes);
   for (let i = 0; i < 200_000; i++) {
     c.set(i, 'xxxxxxxxxx');

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { cellValue, farmsCsv, runCsv, testDbUrl } from '../helpers/fixtures.js';
+import { cellValue, eventually, farmsCsv, runCsv, testDbUrl } from '../helpers/fixtures.js';
 import { childPids, runCli, serve } from '../helpers/cli.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -134,6 +134,9 @@ describe('farms import, ingest, serve, SIGTERM', () => {
       writeFileSync(join(dir, 'PV_B_2026112000.csv'), runCsv('2026112000', { steps: [0, 1, 2, 3], value: (k, e) => 5000 + k + e / 4 }));
       const r = await runCli(['ingest', join(dir, 'PV_B_2026112000.csv'), '--db', db]);
       assert.equal(r.code, 0, r.stderr);
+      // Another process's commit is promised within the store's poll bound (SQLite: 1 ms; PostgreSQL: by NOTIFY, 1 s).
+      const seen = await eventually(() => fetch(s.base + path, { headers: { 'if-none-match': tag } }), (res) => res.status === 200, 2000);
+      assert.equal(seen.status, 200, 'the replacement is seen within 2 s');
 
       for (const headers of [{}, { 'accept-encoding': 'gzip' }, { 'if-none-match': tag }, { 'if-modified-since': lastModified }] as Record<string, string>[]) {
         const after = await fetch(s.base + path, { headers });

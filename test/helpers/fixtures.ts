@@ -127,3 +127,17 @@ export async function seed(
     await store.putRun({ farmId: run.farmId, issue: run.issue, series: run.series });
   }
 }
+
+/**
+ * Calls probe until done(result) holds or ms have passed, and returns the last
+ * result: for what a store promises within a bound (another process's commit
+ * is seen within its changePollMs), asserted on by the caller.
+ */
+export async function eventually<T>(probe: () => Promise<T>, done: (r: T) => boolean, ms: number): Promise<T> {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    const r = await probe();
+    if (done(r) || performance.now() > deadline) return r;
+    await new Promise((res) => setTimeout(res, 5));
+  }
+}

@@ -7,7 +7,7 @@ import { buildApp } from '../../src/http/app.js';
 import { readRunCsv } from '../../src/ingest/runCsv.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
-import { DEFAULT_RULES, cellValue, runCsv, seed, testStore } from '../helpers/fixtures.js';
+import { DEFAULT_RULES, cellValue, eventually, runCsv, seed, testStore } from '../helpers/fixtures.js';
 
 let store: Store;
 let url: string;
@@ -125,14 +125,8 @@ describe('replacing a run', () => {
    * processes' commits (1 ms on SQLite; a NOTIFY round trip, bounded by 1 s, on
    * PostgreSQL). Returns the last answer.
    */
-  async function within(url: string, ok: (body: any) => boolean) {
-    const deadline = performance.now() + store.changePollMs + 500;
-    for (;;) {
-      const r = await app.inject(url);
-      if (ok(JSON.parse(r.body)) || performance.now() > deadline) return r;
-      await new Promise((res) => setTimeout(res, 2));
-    }
-  }
+  const within = (url: string, ok: (body: any) => boolean) =>
+    eventually(() => app.inject(url), (r) => ok(JSON.parse(r.body)), store.changePollMs + 500);
 
   test('a run replaced by another process (another connection) is served new within the store\'s bound', async () => {
     const before = await app.inject(Q);
