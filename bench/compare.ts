@@ -17,7 +17,7 @@ import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_DIR, benchIssues, benchSites, benchStore } from './lib/benchStore.js';
-import { ensureWrk, startPinned } from './lib/proc.js';
+import { BIN, ensureWrk, startPinned } from './lib/proc.js';
 import { hotPaths, mixedLua } from './lib/requests.js';
 import { median, wrk, type Requests } from './lib/wrk.js';
 import { CLIENT_CORE, SERVER_CORE } from './lib/httpRun.js';
@@ -44,7 +44,7 @@ function checkout(rev: string): string {
 
 ensureWrk();
 const oldBin = checkout(ref);
-const newBin = join(ROOT, 'bin', 'forecastd.js');
+const newBin = BIN;
 const SITES = Number(process.env.BENCH_SITES ?? 200);
 const RUNS = Number(process.env.BENCH_RUNS ?? 8);
 const db = process.env.BENCH_STORE_URL ?? (await benchStore(SITES, RUNS));
@@ -53,7 +53,8 @@ const requests: Requests = scenario === 'hot' ? hotPaths(farmIds) : { lua: mixed
 
 const cpu: Record<'old' | 'new', number[]> = { old: [], new: [] };
 for (let round = 1; round <= ROUNDS; round++) {
-  for (const which of ['old', 'new'] as const) {
+  // Each in turn first: any effect of the order falls on both sides alike.
+  for (const which of round % 2 === 1 ? (['old', 'new'] as const) : (['new', 'old'] as const)) {
     const server = await startPinned(SERVER_CORE, process.execPath, [which === 'old' ? oldBin : newBin, 'serve', '--workers', '1', '--port', '0', '--db', db]);
     try {
       const o = { core: CLIENT_CORE, serverPid: server.child.pid! };

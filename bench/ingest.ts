@@ -14,11 +14,11 @@ import { formatIssue } from '../src/domain/time.js';
 import { demoFarmsCsv, demoIssues } from '../src/demo/sites.js';
 import { demoSeries } from '../src/demo/weather.js';
 import { BENCH_DIR, BENCH_NOW, BENCH_SEED, benchSites } from './lib/benchStore.js';
+import { BIN } from './lib/proc.js';
 import { median } from './lib/wrk.js';
 
 const FILES = Number(process.env.BENCH_FILES ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const BIN = fileURLToPath(new URL('../../bin/forecastd.js', import.meta.url));
 const SPLIT = fileURLToPath(new URL('./splitFiles.js', import.meta.url));
 
 const dir = join(BENCH_DIR, `ingest-${FILES}`);

@@ -7,17 +7,15 @@
  */
 import { BENCH_DIR, benchIssues, benchSites, benchStore } from './lib/benchStore.js';
 import { CLIENT_CORE, SERVER_CORE } from './lib/httpRun.js';
-import { ensureWrk, peakRssMb, startPinned, type Server } from './lib/proc.js';
+import { BIN, ensureWrk, peakRssMb, startPinned, type Server } from './lib/proc.js';
 import { hotPaths, mixedLua } from './lib/requests.js';
 import { median, wrk, type Requests, type WrkResult } from './lib/wrk.js';
-import { fileURLToPath } from 'node:url';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SMALL = Number(process.env.BENCH_SMALL_SITES ?? 200);
 const LARGE = Number(process.env.BENCH_LARGE_SITES ?? 2000);
 const RUNS = 4;
-const BIN = fileURLToPath(new URL('../../bin/forecastd.js', import.meta.url));
 const SCENARIOS = ['hot', 'mixed'] as const;
 
 ensureWrk();

@@ -7,13 +7,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_DIR, benchIssues, benchSites, benchStore } from './benchStore.js';
-import { ensureWrk, peakRssMb, startPinned, type Server } from './proc.js';
+import { BIN, ensureWrk, peakRssMb, startPinned, type Server } from './proc.js';
 import { csvPaths, hotPaths, mixedLua } from './requests.js';
 import { median, wrk, type Requests, type WrkResult } from './wrk.js';
 
 export const SERVER_CORE = 0;
 export const CLIENT_CORE = 1;
-const BIN = fileURLToPath(new URL('../../../bin/forecastd.js', import.meta.url));
 const CEILING = fileURLToPath(new URL('../ceilingServer.js', import.meta.url));
 
 export type Scenario = 'ceiling' | 'hot' | 'mixed' | 'csv';

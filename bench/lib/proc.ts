@@ -1,6 +1,10 @@
 /** Child processes for the benchmarks: pinned start, CPU time and peak RSS from /proc. */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** The forecastd executable of this tree. */
+export const BIN = fileURLToPath(new URL('../../../bin/forecastd.js', import.meta.url));
 
 const TICKS_PER_S = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
@@ -36,7 +40,12 @@ export function startPinned(core: number, command: string, args: string[], env: 
     });
     let out = '';
     let err = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 30_000);
+    // Known from the start, so that stop() also returns for a server that has already exited.
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start: ${err}`));
+    }, 30_000);
     child.stderr!.on('data', (d: Buffer) => (err += d));
     child.stdout!.on('data', (d: Buffer) => {
       out += d;
@@ -46,11 +55,10 @@ export function startPinned(core: number, command: string, args: string[], env: 
         resolve({
           child,
           base: m[1]!,
-          stop: () =>
-            new Promise((r) => {
-              child.once('exit', () => r());
-              child.kill('SIGTERM');
-            }),
+          stop: () => {
+            if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+            return exited;
+          },
         });
       }
     });

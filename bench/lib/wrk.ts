@@ -51,6 +51,7 @@ export async function wrk(
   base: string,
   name: string,
   requests: Requests,
+  /** seed: of the request draw; measured rounds use 1, 2, ..., and warm-ups the default 0, so that no round replays a warm-up. */
   o: { core: number; serverPid: number; connections?: number; seconds?: number; seed?: number },
 ): Promise<WrkResult> {
   const list = join(BENCH_DIR, `paths-${name}.txt`);
@@ -67,7 +68,7 @@ export async function wrk(
   const { stdout } = await run(
     'taskset',
     ['-c', String(o.core), 'wrk', '-t1', `-c${o.connections ?? 32}`, `-d${o.seconds ?? 10}s`, '--latency', '-s', script, base],
-    { env: { ...process.env, WRK_PATHS: list, WRK_SEED: String(o.seed ?? 1) }, maxBuffer: 1 << 20 },
+    { env: { ...process.env, WRK_PATHS: list, WRK_SEED: String(o.seed ?? 0) }, maxBuffer: 1 << 20 },
   );
   const cpu = cpuSeconds(o.serverPid) - cpu0;
   const r = parseWrk(stdout);
