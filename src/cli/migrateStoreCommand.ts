@@ -7,13 +7,13 @@
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { openStore } from '../store/openStore.js';
-import type { EncodedRun, RunKey, Store } from '../store/store.js';
+import { runKey, type EncodedRun, type RunKey, type Store } from '../store/store.js';
 import { UsageError } from './usage.js';
 
 const PAGE = 200;
 
 const checksum = (blob: Uint8Array): string => createHash('sha256').update(blob).digest('hex');
-const keyOf = (k: RunKey): string => `${k.farmId}\u0000${k.issue}`;
+const keyOf = (k: RunKey): string => runKey(k.farmId, k.issue);
 /** Byte order of (farm_id, issue), the order exportRuns pages in. */
 const compareKeys = (a: RunKey, b: RunKey): number => Buffer.compare(Buffer.from(keyOf(a)), Buffer.from(keyOf(b)));
 

@@ -11,7 +11,8 @@ import { parseRange, type RangeBox } from '../domain/geo.js';
 import { DEFAULT_MATCH_RADIUS_KM, DEFAULT_RANGE } from '../domain/limits.js';
 import { buildApp } from '../http/app.js';
 import { DEFAULT_CACHE, type CacheSettings } from '../http/context.js';
-import { openStore, parseStoreUrl, PG_DEFAULTS, type StoreOptions } from '../store/openStore.js';
+import { openStore, parseStoreUrl, type StoreOptions } from '../store/openStore.js';
+import { PG_DEFAULTS } from '../store/store.js';
 import { dbOption, dbUrl, intOption, numberOption, version } from './config.js';
 import { UsageError } from './usage.js';
 

@@ -1,5 +1,6 @@
 /** Command-line help texts and the usage error. */
 import { DEFAULT_CACHE } from '../http/context.js';
+import { PG_DEFAULTS } from '../store/store.js';
 
 export class UsageError extends Error {
   constructor(
@@ -49,9 +50,9 @@ ${DB}
   --body-cache-mb MB     bound of the cache of rendered response bodies per process (default ${DEFAULT_CACHE.bodyMb})
   --latest-max-age S     Cache-Control max-age when the latest run is implied (default ${DEFAULT_CACHE.latestMaxAgeS})
   --read-db URL          PostgreSQL read replica for reads (writes and change notices use --db)
-  --pg-pool-size N       PostgreSQL connections per process and pool (default 10)
-  --pg-connect-timeout-ms MS  give up connecting after this long (default 1500)
-  --pg-statement-timeout-ms MS  cancel a statement after this long (default 5000)
+  --pg-pool-size N       PostgreSQL connections per process and pool (default ${PG_DEFAULTS.poolSize})
+  --pg-connect-timeout-ms MS  give up connecting after this long (default ${PG_DEFAULTS.connectTimeoutMs})
+  --pg-statement-timeout-ms MS  cancel a statement after this long (default ${PG_DEFAULTS.statementTimeoutMs})
   --log-level LEVEL      fatal, error, warn, info, debug (default warn); logs go to stderr
   -h, --help             show this help
 `,

@@ -7,14 +7,12 @@
  * replaced run is never served from here once its replacement is committed.
  */
 import { SizedLru } from '../cache/lru.js';
-import type { Box, Farm, Store, StoredRun } from '../store/store.js';
+import { runKey, type Box, type Farm, type Store, type StoredRun } from '../store/store.js';
 
 /** What forecast planning reads; the store itself also provides it. */
 export type ReadSource = Pick<Store, 'getFarm' | 'farmsInBox' | 'latestIssue' | 'getRun'>;
 
 const DONE = Promise.resolve();
-
-const runKey = (farmId: string, issue: string): string => `${farmId}\u0000${issue}`;
 
 export class ReadModel implements ReadSource {
   private token = '';

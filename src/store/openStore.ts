@@ -1,6 +1,6 @@
 /** Picks the store adapter from a store URL (INTERFACE.md section 1). */
 import { openSqliteStore } from './sqlite/sqliteStore.js';
-import type { Store } from './store.js';
+import { PG_DEFAULTS, type Store } from './store.js';
 
 export const DEFAULT_DB = 'sqlite:./data/forecastd.db';
 
@@ -20,9 +20,6 @@ export interface StoreOptions {
   readonly connectTimeoutMs?: number;
   readonly statementTimeoutMs?: number;
 }
-
-/** PostgreSQL connection defaults: a pool of 10 per process, fail fast when the server is away. */
-export const PG_DEFAULTS = Object.freeze({ poolSize: 10, connectTimeoutMs: 1500, statementTimeoutMs: 5000 });
 
 export async function openStore(url: string, o: StoreOptions = {}): Promise<Store> {
   const loc = parseStoreUrl(url);

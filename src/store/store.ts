@@ -29,6 +29,12 @@
 import type { RunSeries } from '../domain/run.js';
 import type { SeriesView } from '../domain/seriesView.js';
 
+/** PostgreSQL connection defaults: a pool of 10 per process, fail fast when the server is away. */
+export const PG_DEFAULTS = Object.freeze({ poolSize: 10, connectTimeoutMs: 1500, statementTimeoutMs: 5000 });
+
+/** One text per (farm_id, issue), for maps keyed by run. */
+export const runKey = (farmId: string, issue: string): string => `${farmId}\u0000${issue}`;
+
 export interface Farm {
   readonly farmId: string;
   readonly lat: number;
