@@ -12,11 +12,10 @@
  * answer differently.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { FORECAST_PAGE } from '../domain/limits.js';
 import { StoreUnavailableError } from '../store/store.js';
 import { writeStoreUnavailable } from './envelope.js';
 import type { ForecastQueryValues, ForecastService } from './forecastService.js';
-import { decodeParam, PLAIN_DECIMAL } from './querystring.js';
+import { eachPair, PLAIN_DECIMAL } from './querystring.js';
 import { farmIdParam, ForecastQuery, issueParam } from './schemas.js';
 
 const PATH = '/api/v1/forecast';
@@ -25,52 +24,31 @@ const ISSUE = new RegExp(issueParam.pattern!);
 const PLAIN_INTEGER = /^[1-9][0-9]{0,8}$/;
 /** The names taken here (one bit each, to notice repeats); any other name means the framework decides. */
 const PARAM_BITS = { farm_id: 1, issue: 2, start: 4, end: 8, elements: 16, page: 32, size: 64, format: 128, lat: 256, lon: 512 } as const;
-const { lat: LAT, lon: LON } = ForecastQuery.properties;
-
-/** As the framework's parser decodes a key or value (querystring.ts); null when malformed. */
-function decodePart(qs: string, from: number, to: number): string | null {
-  const s = qs.slice(from, to);
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 37 /* % */ || c === 43 /* + */) return decodeParam(s);
-  }
-  return s;
-}
+const { lat: LAT, lon: LON, page: PAGE, size: SIZE } = ForecastQuery.properties;
 
 /**
  * The query as the framework's validator would produce it, or undefined when
- * unsure. One pass over the text, no intermediate object (this runs for every
- * uncached forecast request); it reads pairs exactly as querystring.ts does.
+ * unsure. No intermediate object (this runs for every uncached forecast
+ * request); the pairs are read as the framework's parser reads them.
  */
 export function directQuery(qs: string): ForecastQueryValues | undefined {
   const q: { -readonly [K in keyof ForecastQueryValues]: ForecastQueryValues[K] } = {};
   let seen = 0;
-  for (let at = 0; at <= qs.length; ) {
-    let amp = qs.indexOf('&', at);
-    if (amp < 0) amp = qs.length;
-    if (amp === at) {
-      at++;
-      continue;
-    }
-    let eq = qs.indexOf('=', at);
-    if (eq < 0 || eq > amp) eq = amp;
-    const name = decodePart(qs, at, eq);
-    // A missing "=" or an empty value is the framework's to reject.
-    if (name === null || eq + 1 >= amp) return undefined;
-    const v = decodePart(qs, eq + 1, amp);
-    if (v === null || v === '') return undefined;
-    at = amp + 1;
-    const bit = PARAM_BITS[name as keyof typeof PARAM_BITS];
-    // An unknown name, or a repeated one (the framework would see an array), is the framework's.
-    if (bit === undefined || !Object.hasOwn(PARAM_BITS, name) || (seen & bit) !== 0) return undefined;
+  let sure = true;
+  eachPair(qs, (name, v) => {
+    // A malformed or missing value, an empty one, an unknown name or a repeated one (the framework
+    // would see an array): the framework's to answer.
+    if (name === null || v === null || v === undefined || v === '') return (sure = false);
+    const bit = Object.hasOwn(PARAM_BITS, name) ? PARAM_BITS[name as keyof typeof PARAM_BITS] : 0;
+    if (bit === 0 || (seen & bit) !== 0) return (sure = false);
     seen |= bit;
     switch (name) {
       case 'farm_id':
-        if (v.length < (farmIdParam.minLength ?? 1)) return undefined;
+        if (v.length < (farmIdParam.minLength ?? 1)) return (sure = false);
         q.farm_id = v;
         break;
       case 'issue':
-        if (!ISSUE.test(v)) return undefined;
+        if (!ISSUE.test(v)) return (sure = false);
         q.issue = v;
         break;
       case 'start':
@@ -83,7 +61,7 @@ export function directQuery(qs: string): ForecastQueryValues | undefined {
         q.elements = [v];
         break;
       case 'format':
-        if (v !== 'json' && v !== 'csv') return undefined;
+        if (v !== 'json' && v !== 'csv') return (sure = false);
         q.format = v;
         break;
       case 'lat':
@@ -91,23 +69,22 @@ export function directQuery(qs: string): ForecastQueryValues | undefined {
         // As the validator coerces a plain decimal (+text), within the schema's bounds.
         const bounds = name === 'lat' ? LAT : LON;
         const n = Number(v);
-        if (!PLAIN_DECIMAL.test(v) || !Number.isFinite(n) || n < bounds.minimum! || n > bounds.maximum!) return undefined;
+        if (!PLAIN_DECIMAL.test(v) || !Number.isFinite(n) || n < bounds.minimum! || n > bounds.maximum!) return (sure = false);
         q[name] = n;
         break;
       }
       default: {
-        // page or size
-        if (!PLAIN_INTEGER.test(v)) return undefined;
+        // page or size, within the schema's bounds
         const n = Number(v);
-        if (name === 'size') {
-          if (n > FORECAST_PAGE.maxSize) return undefined;
-          q.size = n;
-        } else {
-          q.page = n;
-        }
+        const bounds = name === 'size' ? SIZE : PAGE;
+        if (!PLAIN_INTEGER.test(v) || n < bounds.minimum! || n > (bounds.maximum ?? Infinity)) return (sure = false);
+        if (name === 'size') q.size = n;
+        else q.page = n;
       }
     }
-  }
+    return true;
+  });
+  if (!sure) return undefined;
   // The site by farm_id or by both coordinates; any other combination is the framework's to reject.
   const byId = q.farm_id !== undefined && q.lat === undefined && q.lon === undefined;
   const byPoint = q.farm_id === undefined && q.lat !== undefined && q.lon !== undefined;

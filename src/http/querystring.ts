@@ -13,7 +13,7 @@ export const PLAIN_DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
 export type ParsedQuery = Record<string, string | string[]> & { [MALFORMED]?: string };
 
 /** A key or value as sent -> its text ('+' is a space), or null when its percent-encoding is malformed. */
-export function decodeParam(s: string): string | null {
+function decodeParam(s: string): string | null {
   const plus = s.includes('+') ? s.replace(/\+/g, ' ') : s;
   if (!plus.includes('%')) return plus;
   try {
@@ -23,22 +23,42 @@ export function decodeParam(s: string): string | null {
   }
 }
 
+/**
+ * Calls visit(key, value, rawKey) for each non-empty `&`-separated pair, in
+ * order: key and value decoded (null where the percent-encoding is malformed),
+ * value undefined when the pair has no "=". Stops when visit returns false.
+ * The one reading of pairs, for the framework's parser and the direct path.
+ */
+export function eachPair(
+  qs: string,
+  visit: (key: string | null, value: string | null | undefined, rawKey: string) => boolean | void,
+): void {
+  for (let at = 0; at < qs.length; ) {
+    let amp = qs.indexOf('&', at);
+    if (amp < 0) amp = qs.length;
+    if (amp > at) {
+      let eq = qs.indexOf('=', at);
+      if (eq > amp) eq = -1;
+      const rawKey = qs.slice(at, eq < 0 ? amp : eq);
+      const value = eq < 0 ? undefined : decodeParam(qs.slice(eq + 1, amp));
+      if (visit(decodeParam(rawKey), value, rawKey) === false) return;
+    }
+    at = amp + 1;
+  }
+}
+
 export function parseQuery(qs: string): ParsedQuery {
   const out = Object.create(null) as ParsedQuery;
-  if (qs.length === 0) return out;
-  for (const pair of qs.split('&')) {
-    if (pair === '') continue;
-    const eq = pair.indexOf('=');
-    const key = decodeParam(eq < 0 ? pair : pair.slice(0, eq));
-    const value = eq < 0 ? '' : decodeParam(pair.slice(eq + 1));
+  eachPair(qs, (key, raw, rawKey) => {
+    const value = raw === undefined ? '' : raw;
     if (key === null || value === null) {
-      out[MALFORMED] ??= key ?? (decodeParam(pair.slice(0, eq)) || pair.slice(0, eq).slice(0, 40));
-      continue;
+      out[MALFORMED] ??= key ?? rawKey.slice(0, 40);
+      return;
     }
     const prev = out[key];
     if (prev === undefined) out[key] = value;
     else if (Array.isArray(prev)) prev.push(value);
     else out[key] = [prev, value];
-  }
+  });
   return out;
 }

@@ -68,6 +68,9 @@ describe('malformed requests', () => {
   test('the message names the parameter with malformed percent-encoding', async () => {
     assertError(await inject('GET', '/api/v1/forecast?farm_id=%zz'), 400, 40001, ['farm_id']);
     assertError(await inject('GET', '/api/v1/farms?size=%E0%A4%A'), 400, 40001, ['size']);
+    // A malformed name is quoted as sent, whole, with or without a value.
+    assertError(await inject('GET', '/api/v1/forecast?farm_id=WF_A&%zzab'), 400, 40001, ['%zzab']);
+    assertError(await inject('GET', '/api/v1/forecast?%zzab=1&farm_id=WF_A'), 400, 40001, ['%zzab']);
   });
 
   for (const path of ['/api/v1/fore%zzcast', '/api/v1/%E0%A4%A', '/api/%zz/farms']) {
