@@ -24,7 +24,7 @@ import {
   type Store,
   type StoredRun,
 } from '../store.js';
-import { extraText, FARM_COLUMNS, toFarm, type FarmRow } from '../farmRow.js';
+import { extraText, FARM_COLUMNS, RUN_COLUMNS, toEncodedRun, toFarm, toStoredRun, type FarmRow, type RunRow } from '../rows.js';
 import { PG_MIGRATIONS } from './migrations.js';
 
 export interface PgSettings {
@@ -326,31 +326,21 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
     },
 
     async exportRuns(after, limit) {
-      const rows = await read<{ farm_id: string; issue: string; series: Buffer; revision: string; published_at: string }>(
+      const rows = await read<RunRow & { farm_id: string; issue: string }>(
         after === undefined
-          ? 'SELECT farm_id, issue, series, revision, published_at FROM runs ORDER BY farm_id COLLATE "C", issue COLLATE "C" LIMIT $1'
-          : `SELECT farm_id, issue, series, revision, published_at FROM runs
+          ? `SELECT farm_id, issue, ${RUN_COLUMNS} FROM runs ORDER BY farm_id COLLATE "C", issue COLLATE "C" LIMIT $1`
+          : `SELECT farm_id, issue, ${RUN_COLUMNS} FROM runs
              WHERE (farm_id COLLATE "C", issue COLLATE "C") > ($2 COLLATE "C", $3 COLLATE "C")
              ORDER BY farm_id COLLATE "C", issue COLLATE "C" LIMIT $1`,
         after === undefined ? [limit] : [limit, after.farmId, after.issue],
       );
-      return rows.map((r) => ({
-        farmId: r.farm_id,
-        issue: r.issue,
-        blob: r.series,
-        revision: Number(r.revision),
-        publishedAt: Number(r.published_at),
-      }));
+      return rows.map(toEncodedRun);
     },
 
     async getRun(farmId, issue): Promise<StoredRun | undefined> {
-      const rows = await read<{ series: Buffer; revision: string; published_at: string }>(
-        'SELECT series, revision, published_at FROM runs WHERE farm_id = $1 AND issue = $2',
-        [farmId, issue],
-      );
+      const rows = await read<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE farm_id = $1 AND issue = $2`, [farmId, issue]);
       const row = rows[0];
-      if (!row) return undefined;
-      return { farmId, issue, view: openSeries(row.series), revision: Number(row.revision), publishedAt: Number(row.published_at) };
+      return row && toStoredRun(farmId, issue, row);
     },
 
     async latestIssue(farmId) {

@@ -13,16 +13,8 @@ import {
   type Store,
   type StoredRun,
 } from '../store.js';
-import { extraText, FARM_COLUMNS, toFarm, type FarmRow } from '../farmRow.js';
+import { extraText, FARM_COLUMNS, RUN_COLUMNS, toEncodedRun, toFarm, toStoredRun, type FarmRow, type RunRow } from '../rows.js';
 import { MIGRATIONS } from './migrations.js';
-
-
-interface RunRow {
-  series: Buffer;
-  revision: number;
-  published_at: number;
-}
-
 
 function migrate(db: Database.Database): void {
   // IMMEDIATE takes the write lock first, so two processes opening a new file
@@ -85,7 +77,7 @@ export function openSqliteStore(path: string): Store {
          revision = excluded.revision, published_at = excluded.published_at`,
     ),
     getRun: db.prepare<[string, string], RunRow>(
-      'SELECT series, revision, published_at FROM runs WHERE farm_id = ? AND issue = ?',
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE farm_id = ? AND issue = ?`,
     ),
     latestIssue: db.prepare<[string], { issue: string }>(
       'SELECT issue FROM runs WHERE farm_id = ? ORDER BY issue DESC LIMIT 1',
@@ -101,11 +93,11 @@ export function openSqliteStore(path: string): Store {
     countFarmIssues: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM runs WHERE farm_id = ?'),
     ping: db.prepare('SELECT 1'),
     countRuns: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM runs'),
-    exportFirst: db.prepare<[number], { farm_id: string; issue: string; series: Buffer; revision: number; published_at: number }>(
-      'SELECT farm_id, issue, series, revision, published_at FROM runs ORDER BY farm_id, issue LIMIT ?',
+    exportFirst: db.prepare<[number], RunRow & { farm_id: string; issue: string }>(
+      `SELECT farm_id, issue, ${RUN_COLUMNS} FROM runs ORDER BY farm_id, issue LIMIT ?`,
     ),
-    exportAfter: db.prepare<[string, string, number], { farm_id: string; issue: string; series: Buffer; revision: number; published_at: number }>(
-      'SELECT farm_id, issue, series, revision, published_at FROM runs WHERE (farm_id, issue) > (?, ?) ORDER BY farm_id, issue LIMIT ?',
+    exportAfter: db.prepare<[string, string, number], RunRow & { farm_id: string; issue: string }>(
+      `SELECT farm_id, issue, ${RUN_COLUMNS} FROM runs WHERE (farm_id, issue) > (?, ?) ORDER BY farm_id, issue LIMIT ?`,
     ),
   };
 
@@ -172,18 +164,11 @@ export function openSqliteStore(path: string): Store {
     },
     async exportRuns(after, limit) {
       const rows = after === undefined ? q.exportFirst.all(limit) : q.exportAfter.all(after.farmId, after.issue, limit);
-      return rows.map((r) => ({ farmId: r.farm_id, issue: r.issue, blob: r.series, revision: r.revision, publishedAt: r.published_at }));
+      return rows.map(toEncodedRun);
     },
     async getRun(farmId, issue): Promise<StoredRun | undefined> {
       const row = q.getRun.get(farmId, issue);
-      if (!row) return undefined;
-      return {
-        farmId,
-        issue,
-        view: openSeries(row.series),
-        revision: row.revision,
-        publishedAt: row.published_at,
-      };
+      return row && toStoredRun(farmId, issue, row);
     },
     async latestIssue(farmId) {
       return q.latestIssue.get(farmId)?.issue;

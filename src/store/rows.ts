@@ -1,0 +1,53 @@
+/**
+ * How farms and runs are laid out in store rows, the same in every adapter. A
+ * farm's further registry columns are a JSON array of [name, value] pairs (an
+ * array, not an object, so that their order survives even for names that look
+ * like numbers). Integer columns may arrive as text (PostgreSQL's bigint).
+ */
+import { openSeries } from '../domain/codec.js';
+import type { EncodedRun, Farm, StoredRun } from './store.js';
+
+export interface FarmRow {
+  farm_id: string;
+  lat: number;
+  lon: number;
+  name: string;
+  extra: string;
+}
+
+export const FARM_COLUMNS = 'farm_id, lat, lon, name, extra';
+
+export const toFarm = (r: FarmRow): Farm => ({
+  farmId: r.farm_id,
+  lat: r.lat,
+  lon: r.lon,
+  name: r.name,
+  extra: JSON.parse(r.extra) as [string, string][],
+});
+
+export const extraText = (f: Farm): string => JSON.stringify(f.extra);
+
+/** A run as selected: the blob, its revision and publication time (ms). */
+export interface RunRow {
+  series: Buffer;
+  revision: number | string;
+  published_at: number | string;
+}
+
+export const RUN_COLUMNS = 'series, revision, published_at';
+
+export const toStoredRun = (farmId: string, issue: string, r: RunRow): StoredRun => ({
+  farmId,
+  issue,
+  view: openSeries(r.series),
+  revision: Number(r.revision),
+  publishedAt: Number(r.published_at),
+});
+
+export const toEncodedRun = (r: RunRow & { farm_id: string; issue: string }): EncodedRun => ({
+  farmId: r.farm_id,
+  issue: r.issue,
+  blob: r.series,
+  revision: Number(r.revision),
+  publishedAt: Number(r.published_at),
+});
