@@ -15,6 +15,7 @@ export const MODE_ALL_MISSING = 2;
 const POW10 = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000];
 /** k at index k: the steps of every gapless run are a window of this. */
 const GRID = Uint16Array.from({ length: MAX_STEP + 1 }, (_, k) => k);
+const align8 = (n: number): number => (n + 7) & ~7;
 /** Scratch for decoding steps (parsing is synchronous). */
 const STEPS = new Uint16Array(MAX_STEP + 1);
 
@@ -34,8 +35,6 @@ export class SeriesView {
     /** Raw columns: the values. */
     private readonly raws: (Float64Array | undefined)[],
     private readonly buf: Uint8Array,
-    /** Bytes this view keeps alive (for cache accounting). */
-    readonly byteSize: number,
   ) {}
 
   get length(): number {
@@ -121,9 +120,7 @@ export class SeriesView {
       }
     }
     if (at !== r.end) throw new Error('series blob has the wrong length');
-    // What this view keeps alive: the blob, its own steps (gapless runs share the grid), offsets, raw columns.
-    const kept = r.buf.length + (contiguous ? 0 : 2 * n) + 4 * chunkStarts.length + raws.reduce((a, c) => a + (c ? 8 * n : 0), 0) + 256;
-    return new SeriesView(steps, modes, decimals, bitmaps, chunkStarts, stride, raws, r.buf, kept);
+    return new SeriesView(steps, modes, decimals, bitmaps, chunkStarts, stride, raws, r.buf);
   }
 
   /** A view over an already decoded series (older blob formats): every column raw. */
@@ -139,8 +136,52 @@ export class SeriesView {
       0,
       raws,
       new Uint8Array(0),
-      s.steps.length * (2 + 8 * ELEMENT_COUNT),
     );
+  }
+
+  /**
+   * Bytes copyTo() needs: the blob, then (each 8-aligned) the chunk offsets, any
+   * steps of its own and the raw columns. Everything of size that the view holds.
+   */
+  get footprint(): number {
+    let bytes = align8(this.buf.length) + align8(4 * this.chunkStarts.length);
+    if (this.steps.buffer !== GRID.buffer) bytes += align8(2 * this.steps.length);
+    for (const raw of this.raws) if (raw !== undefined) bytes += 8 * raw.length;
+    return bytes;
+  }
+
+  /**
+   * The same view over a copy of its bytes in target (8-aligned within its
+   * buffer, at least footprint bytes), so that a cache can keep it in memory of
+   * its own rather than in the buffer the store returned.
+   */
+  copyTo(target: Uint8Array): SeriesView {
+    if ((target.byteOffset & 7) !== 0 || target.length < this.footprint) throw new Error('copy target is misaligned or too small');
+    const buf = target.subarray(0, this.buf.length);
+    buf.set(this.buf);
+    let at = align8(this.buf.length);
+    const chunkStarts = new Int32Array(target.buffer, target.byteOffset + at, this.chunkStarts.length);
+    chunkStarts.set(this.chunkStarts);
+    at += align8(4 * chunkStarts.length);
+    let steps = this.steps;
+    if (steps.buffer !== GRID.buffer) {
+      steps = new Uint16Array(target.buffer, target.byteOffset + at, this.steps.length);
+      steps.set(this.steps);
+      at += align8(2 * steps.length);
+    }
+    const raws = this.raws.map((raw) => {
+      if (raw === undefined) return undefined;
+      const copy = new Float64Array(target.buffer, target.byteOffset + at, raw.length);
+      copy.set(raw);
+      at += 8 * raw.length;
+      return copy;
+    });
+    const bitmaps = this.bitmaps.map((b) => {
+      if (b === undefined) return undefined;
+      const from = b.byteOffset - this.buf.byteOffset;
+      return buf.subarray(from, from + b.length);
+    });
+    return new SeriesView(steps, this.modes, this.decimals, bitmaps, chunkStarts, this.stride, raws, buf);
   }
 
   /**

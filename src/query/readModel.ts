@@ -1,12 +1,17 @@
 /**
  * The in-memory read side of a store for the forecast path: every farm, the
- * latest issue per farm, and a bounded LRU of runs (their compact blobs with
- * parsed views). One cheap change check per request keeps it exact: when the
- * store's change token moves, the farms and runs written since the last seen
- * revision are fetched and only those entries are replaced or dropped. So a
- * replaced run is never served from here once its replacement is committed.
+ * latest issue per farm, and a bounded cache of runs (their compact blobs with
+ * parsed views, copied into the cache's own memory: see ArenaCache). When the
+ * store's change token moves (checked at most once per changePollMs, at once
+ * after a commit through this process), the farms and runs written since the
+ * last seen revision are fetched and only those entries are replaced or
+ * dropped. So a replaced run is never served from here once its replacement is
+ * committed.
+ *
+ * A run handed out by getRun() is valid until the current turn of the event
+ * loop ends: use it synchronously, never across an I/O wait.
  */
-import { SizedLru } from '../cache/lru.js';
+import { ArenaCache } from '../cache/arenaCache.js';
 import { runKey, type Box, type Farm, type Store, type StoredRun } from '../store/store.js';
 
 /** What forecast planning reads; the store itself also provides it. */
@@ -21,7 +26,7 @@ export class ReadModel implements ReadSource {
   private byLat: Farm[] = [];
   /** farm_id -> newest issue holding data; null = none. Absent = not yet asked. */
   private readonly latest = new Map<string, string | null>();
-  private readonly runs: SizedLru<string, StoredRun>;
+  private readonly runs: ArenaCache<string, StoredRun>;
   private pending: Promise<void> | undefined;
   /** Set by the store's commit listener: check before the next answer. */
   private dirty = true;
@@ -31,7 +36,7 @@ export class ReadModel implements ReadSource {
     private readonly store: Store,
     cacheBytes: number,
   ) {
-    this.runs = new SizedLru(cacheBytes, (r) => r.view.byteSize + 200);
+    this.runs = new ArenaCache(cacheBytes);
     store.onCommit(() => (this.dirty = true));
   }
 
@@ -122,8 +127,8 @@ export class ReadModel implements ReadSource {
     if (hit) return hit;
     const seen = this.seen;
     const run = await this.store.getRun(farmId, issue);
-    if (run && this.seen === seen) this.runs.set(key, run);
-    return run;
+    if (run === undefined || this.seen !== seen) return run;
+    return this.runs.set(key, run.view.footprint, (region) => ({ ...run, view: run.view.copyTo(region) })) ?? run;
   }
 
   /** Entries and bytes held, for diagnostics. */

@@ -162,6 +162,43 @@ describe('series steps', () => {
   });
 });
 
+describe('a view copied into memory of its own', () => {
+  it('decodes like the original once the original buffer is overwritten, for any series and offset (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(gappedSteps, windowSteps).chain((steps) =>
+          fc.tuple(
+            fc.constant(steps),
+            fc.array(fc.oneof(decimalColumn(steps.length), fc.array(fc.double(), { minLength: steps.length, maxLength: steps.length })), {
+              minLength: ELEMENT_COUNT,
+              maxLength: ELEMENT_COUNT,
+            }),
+            fc.integer({ min: 0, max: 64 }),
+          ),
+        ),
+        ([steps, cols, at]) => {
+          const s = series(steps, (i, e) => cols[e]![i]!);
+          const blob = new Uint8Array(encodeSeries(s));
+          const view = openSeries(blob);
+          const arena = new Uint8Array(8 * at + view.footprint + 8).fill(0xa5);
+          const copy = view.copyTo(arena.subarray(8 * at, 8 * at + view.footprint));
+          blob.fill(0xff); // the store's buffer reused: the copy must not look at it
+          assertSameSeries(copy.toSeries(), s);
+          assert.ok(arena.subarray(8 * at + view.footprint).every((b) => b === 0xa5), 'nothing written past the footprint');
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('refuses a target that is too small or not 8-aligned', () => {
+    const view = openSeries(encodeSeries(series([0, 1, 2], (i, e) => i + e)));
+    const arena = new Uint8Array(view.footprint + 8);
+    assert.throws(() => view.copyTo(arena.subarray(0, view.footprint - 1)), /too small/);
+    assert.throws(() => view.copyTo(arena.subarray(4, 4 + view.footprint)), /misaligned/);
+  });
+});
+
 describe('compact encoding of decimal columns', () => {
   it('round-trips decimals, negatives, missing values, constant columns, extreme magnitudes, gapped runs (property)', () => {
     fc.assert(

@@ -66,3 +66,22 @@ test('a commit by another connection is seen once the poll interval has passed',
   assert.equal(await m.latestIssue('WF_C'), '2026112100');
   assert.ok(await m.getFarm('NEW1'));
 });
+
+test('a cache smaller than the runs read keeps answering each run exactly, also for runs handed out earlier in the same turn', async () => {
+  const issues = ['2026120100', '2026120112', '2026120200', '2026120212', '2026120300', '2026120312'];
+  for (const issue of issues) await publish(store, 'WF_A', issue, [0, 1, 2, 5, 96, 97, 500, 1440]);
+  const direct = new Map<string, string>();
+  for (const issue of issues) direct.set(issue, JSON.stringify((await store.getRun('WF_A', issue))!.view.toSeries()));
+  const footprint = (await store.getRun('WF_A', issues[0]!))!.view.footprint;
+  const m = new ReadModel(store, Math.floor(2.5 * footprint)); // room for two runs
+  await m.sync();
+  for (let round = 0; round < 4; round++) {
+    // Within one turn: every run handed out stays readable while the others are read.
+    const held = [];
+    for (const issue of issues) held.push({ issue, run: (await m.getRun('WF_A', issue))! });
+    for (const { issue, run } of held) assert.equal(JSON.stringify(run.view.toSeries()), direct.get(issue), `${issue}, round ${round}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const { runs, runBytes } = m.stats();
+  assert.ok(runs >= 1 && runs <= 2 && runBytes <= 2.5 * footprint, `${runs} runs in ${runBytes} bytes`);
+});
