@@ -5,7 +5,7 @@ import { readRunCsv } from '../../src/ingest/runCsv.js';
 import { ReadModel } from '../../src/query/readModel.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
-import { runCsv, seed, testStore } from '../helpers/fixtures.js';
+import { runCsv, seed, TEST_STORE_KIND, testStore } from '../helpers/fixtures.js';
 
 let store: Store;
 let url: string;
@@ -76,10 +76,18 @@ test('a cache smaller than the runs read keeps answering each run exactly, also 
   const m = new ReadModel(store, Math.floor(2.5 * footprint)); // room for two runs
   await m.sync();
   for (let round = 0; round < 4; round++) {
-    // Within one turn: every run handed out stays readable while the others are read.
     const held = [];
-    for (const issue of issues) held.push({ issue, run: (await m.getRun('WF_A', issue))! });
-    for (const { issue, run } of held) assert.equal(JSON.stringify(run.view.toSeries()), direct.get(issue), `${issue}, round ${round}`);
+    for (const issue of issues) {
+      const run = (await m.getRun('WF_A', issue))!;
+      assert.equal(JSON.stringify(run.view.toSeries()), direct.get(issue), `${issue}, round ${round}`);
+      held.push({ issue, run });
+    }
+    // The embedded store answers without an I/O wait, so all of this round ran in one turn of the event
+    // loop: every run handed out in it must still be intact. (A PostgreSQL read waits for I/O, after
+    // which runs handed out before it may be reused, as getRun's contract says.)
+    if (TEST_STORE_KIND === 'sqlite') {
+      for (const { issue, run } of held) assert.equal(JSON.stringify(run.view.toSeries()), direct.get(issue), `${issue} held, round ${round}`);
+    }
     await new Promise((resolve) => setImmediate(resolve));
   }
   const { runs, runBytes } = m.stats();
