@@ -13,6 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Static } from '@sinclair/typebox';
 import { csvFileName, writeCsv } from '../domain/csvFormat.js';
 import { FORECAST_PAGE } from '../domain/limits.js';
+import { httpDate } from '../domain/time.js';
 import { planForecast, type ForecastPlan } from '../query/forecastQuery.js';
 import { ReadModel } from '../query/readModel.js';
 import { Doorkeeper } from '../cache/doorkeeper.js';
@@ -24,7 +25,7 @@ import { DEFAULT_CACHE, type AppContext } from './context.js';
 import { JSON_TYPE } from './envelope.js';
 import { writeForecastJson } from './forecastBody.js';
 import type { ForecastQuery } from './schemas.js';
-import type { Farm, StoredRun } from '../store/store.js';
+import type { Farm } from '../store/store.js';
 
 export type ForecastQueryValues = Static<typeof ForecastQuery>;
 
@@ -49,33 +50,25 @@ interface Prepared {
   readonly revision: number;
 }
 
-/** What of an answer depends on the (site, run) alone, computed once per pair of records. */
-interface RunFacts {
-  readonly farm: Farm;
-  /** The normalised key's part naming the site and the run's version. */
-  readonly keyPart: string;
-  readonly lastModified: string;
-}
+/**
+ * The normalised key's part naming the site, per farm record (a site that moves
+ * is a new record). Farm records live as long as the read model; runs come and
+ * go with the run cache, so nothing is kept per run.
+ */
+const sitePart = new WeakMap<Farm, string>();
 
-/** Per run record (a replaced run is a new record); the farm record is checked, since a site may move. */
-const runFacts = new WeakMap<StoredRun, RunFacts>();
-
-function factsOf(farm: Farm, run: StoredRun): RunFacts {
-  let f = runFacts.get(run);
-  if (f === undefined || f.farm !== farm) {
-    f = {
-      farm,
-      keyPart: `${farm.farmId}|${farm.lat}|${farm.lon}|${run.issue}|${run.revision}`,
-      lastModified: new Date(run.publishedAt).toUTCString(),
-    };
-    runFacts.set(run, f);
+function siteKey(farm: Farm): string {
+  let k = sitePart.get(farm);
+  if (k === undefined) {
+    k = `${farm.farmId}|${farm.lat}|${farm.lon}`;
+    sitePart.set(farm, k);
   }
-  return f;
+  return k;
 }
 
-function normalisedKey(plan: ForecastPlan, facts: RunFacts, csv: boolean, page: number, size: number): string {
+function normalisedKey(plan: ForecastPlan, csv: boolean, page: number, size: number): string {
   const shape = csv ? 'csv' : `json|${page}|${size}`;
-  return `${shape}|${facts.keyPart}|${plan.from}|${plan.to}|${plan.elements.join('.')}`;
+  return `${shape}|${siteKey(plan.farm)}|${plan.run.issue}|${plan.run.revision}|${plan.from}|${plan.to}|${plan.elements.join('.')}`;
 }
 
 function notModified(req: IncomingMessage, p: Prepared): boolean {
@@ -143,12 +136,11 @@ export class ForecastService {
     const page = q.page ?? 1;
     const size = q.size ?? FORECAST_PAGE.defaultSize;
     const { run } = plan;
-    const facts = factsOf(plan.farm, run);
-    const key = normalisedKey(plan, facts, csv, page, size);
+    const key = normalisedKey(plan, csv, page, size);
     const prepared: Prepared = {
       key,
       tag: tagBase(run.revision, key),
-      lastModified: facts.lastModified,
+      lastModified: httpDate(run.publishedAt),
       publishedAt: run.publishedAt,
       cacheControl: q.issue === undefined ? this.latestCacheControl : IMMUTABLE,
       contentType: csv ? CSV_TYPE : JSON_TYPE,
