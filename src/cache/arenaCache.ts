@@ -33,7 +33,7 @@ interface Entry<K, V> {
   readonly length: number;
   /** Asked for since written or last passed. */
   used: boolean;
-  /** Event loop turn in which it was last handed out. */
+  /** The turn count when it was last handed out (see countTurn). */
   turn: number;
   live: boolean;
   /** Next entry in ring order. */
@@ -77,7 +77,7 @@ export class ArenaCache<K, V> {
     const e = this.map.get(key);
     if (e === undefined) return undefined;
     e.used = true;
-    this.handOut(e);
+    e.turn = this.turn;
     return e.value;
   }
 
@@ -89,6 +89,7 @@ export class ArenaCache<K, V> {
    */
   set(key: K, length: number, fill: (region: Uint8Array) => V): V | undefined {
     this.delete(key);
+    this.countTurn();
     const size = (length + 7) & ~7;
     if (size > this.segmentBytes || size === 0) return undefined;
     let skips = 0;
@@ -112,12 +113,11 @@ export class ArenaCache<K, V> {
     const start = this.pointer - index * this.segmentBytes;
     const segment = (this.segments[index] ??= new Uint8Array(Math.min(this.segmentBytes, this.capacity - index * this.segmentBytes)));
     const value = fill(segment.subarray(start, start + size));
-    const e: Entry<K, V> = { key, value, offset: this.pointer, length: size, used: false, turn: -1, live: true, next: undefined };
+    const e: Entry<K, V> = { key, value, offset: this.pointer, length: size, used: false, turn: this.turn, live: true, next: undefined };
     this.pushBack(e);
     this.map.set(key, e);
     this.usedBytes += size;
     this.pointer += size;
-    this.handOut(e);
     return value;
   }
 
@@ -135,11 +135,13 @@ export class ArenaCache<K, V> {
    */
   private pass(mayKeep: boolean): boolean {
     const e = this.front!;
-    if (e.turn === this.turn) return false;
+    const keep = e.live && e.used && mayKeep;
+    // Keeping an entry leaves its bytes alone, whenever it was handed out; only overwriting must wait.
+    if (!keep && e.turn === this.turn) return false;
     this.front = e.next;
     if (this.front === undefined) this.back = undefined;
     e.next = undefined;
-    if (e.live && e.used && mayKeep) {
+    if (keep) {
       e.used = false;
       this.pushBack(e);
       this.pointer = e.offset + e.length;
@@ -157,8 +159,12 @@ export class ArenaCache<K, V> {
     this.back = e;
   }
 
-  private handOut(e: Entry<K, V>): void {
-    e.turn = this.turn;
+  /**
+   * Turns are counted only while values are being written: a count that stands
+   * still merely makes entries handed out before look recent (which is safe),
+   * and a cache that is only read schedules nothing.
+   */
+  private countTurn(): void {
     if (!this.turnScheduled) {
       this.turnScheduled = true;
       setImmediate(this.nextTurn);
