@@ -25,7 +25,7 @@ import { DEFAULT_CACHE, type AppContext } from './context.js';
 import { JSON_TYPE } from './envelope.js';
 import { writeForecastJson } from './forecastBody.js';
 import type { ForecastQuery } from './schemas.js';
-import type { Farm } from '../store/store.js';
+import type { Farm, StoredRun } from '../store/store.js';
 
 export type ForecastQueryValues = Static<typeof ForecastQuery>;
 
@@ -50,25 +50,33 @@ interface Prepared {
   readonly revision: number;
 }
 
-/**
- * The normalised key's part naming the site, per farm record (a site that moves
- * is a new record). Farm records live as long as the read model; runs come and
- * go with the run cache, so nothing is kept per run.
- */
-const sitePart = new WeakMap<Farm, string>();
-
-function siteKey(farm: Farm): string {
-  let k = sitePart.get(farm);
-  if (k === undefined) {
-    k = `${farm.farmId}|${farm.lat}|${farm.lon}`;
-    sitePart.set(farm, k);
-  }
-  return k;
+/** What of an answer depends on the (site, run) alone, computed once per pair of records. */
+interface RunFacts {
+  readonly farm: Farm;
+  /** The normalised key's part naming the site and the run's version. */
+  readonly keyPart: string;
+  readonly lastModified: string;
 }
 
-function normalisedKey(plan: ForecastPlan, csv: boolean, page: number, size: number): string {
+/** Per run record (a replaced run is a new record); the farm record is checked, since a site may move. */
+const runFacts = new WeakMap<StoredRun, RunFacts>();
+
+function factsOf(farm: Farm, run: StoredRun): RunFacts {
+  let f = runFacts.get(run);
+  if (f === undefined || f.farm !== farm) {
+    f = {
+      farm,
+      keyPart: `${farm.farmId}|${farm.lat}|${farm.lon}|${run.issue}|${run.revision}`,
+      lastModified: httpDate(run.publishedAt),
+    };
+    runFacts.set(run, f);
+  }
+  return f;
+}
+
+function normalisedKey(plan: ForecastPlan, facts: RunFacts, csv: boolean, page: number, size: number): string {
   const shape = csv ? 'csv' : `json|${page}|${size}`;
-  return `${shape}|${siteKey(plan.farm)}|${plan.run.issue}|${plan.run.revision}|${plan.from}|${plan.to}|${plan.elements.join('.')}`;
+  return `${shape}|${facts.keyPart}|${plan.from}|${plan.to}|${plan.elements.join('.')}`;
 }
 
 function notModified(req: IncomingMessage, p: Prepared): boolean {
@@ -136,11 +144,12 @@ export class ForecastService {
     const page = q.page ?? 1;
     const size = q.size ?? FORECAST_PAGE.defaultSize;
     const { run } = plan;
-    const key = normalisedKey(plan, csv, page, size);
+    const facts = factsOf(plan.farm, run);
+    const key = normalisedKey(plan, facts, csv, page, size);
     const prepared: Prepared = {
       key,
       tag: tagBase(run.revision, key),
-      lastModified: httpDate(run.publishedAt),
+      lastModified: facts.lastModified,
       publishedAt: run.publishedAt,
       cacheControl: q.issue === undefined ? this.latestCacheControl : IMMUTABLE,
       contentType: csv ? CSV_TYPE : JSON_TYPE,
