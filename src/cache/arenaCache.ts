@@ -111,7 +111,8 @@ export class ArenaCache<K, V> {
     }
     const index = Math.floor(this.pointer / this.segmentBytes);
     const start = this.pointer - index * this.segmentBytes;
-    const segment = (this.segments[index] ??= new Uint8Array(Math.min(this.segmentBytes, this.capacity - index * this.segmentBytes)));
+    // Buffers, like those stores return: code that reads both then sees one kind of array, not two.
+    const segment = (this.segments[index] ??= Buffer.allocUnsafeSlow(Math.min(this.segmentBytes, this.capacity - index * this.segmentBytes)));
     const value = fill(segment.subarray(start, start + size));
     const e: Entry<K, V> = { key, value, offset: this.pointer, length: size, used: false, turn: this.turn, live: true, next: undefined };
     this.pushBack(e);

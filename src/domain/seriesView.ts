@@ -169,18 +169,23 @@ export class SeriesView {
       steps.set(this.steps);
       at += align8(2 * steps.length);
     }
-    const raws = this.raws.map((raw) => {
-      if (raw === undefined) return undefined;
+    // Arrays built by push, as parse() builds them (map() would make holey arrays: a second shape to the decoder).
+    const raws: (Float64Array | undefined)[] = [];
+    for (const raw of this.raws) {
+      if (raw === undefined) {
+        raws.push(undefined);
+        continue;
+      }
       const copy = new Float64Array(target.buffer, target.byteOffset + at, raw.length);
       copy.set(raw);
       at += 8 * raw.length;
-      return copy;
-    });
-    const bitmaps = this.bitmaps.map((b) => {
-      if (b === undefined) return undefined;
-      const from = b.byteOffset - this.buf.byteOffset;
-      return buf.subarray(from, from + b.length);
-    });
+      raws.push(copy);
+    }
+    const bitmaps: (Uint8Array | undefined)[] = [];
+    for (const b of this.bitmaps) {
+      const from = b === undefined ? 0 : b.byteOffset - this.buf.byteOffset;
+      bitmaps.push(b === undefined ? undefined : buf.subarray(from, from + b.length));
+    }
     return new SeriesView(steps, this.modes, this.decimals, bitmaps, chunkStarts, this.stride, raws, buf);
   }
 
