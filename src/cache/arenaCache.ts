@@ -89,11 +89,11 @@ export class ArenaCache<K, V> {
   /**
    * Holds the key's region beyond the current turn: it is not overwritten until
    * the returned function has been called once for this pin. Undefined when the
-   * key is not held.
+   * key is not held (or, given a value, holds another one).
    */
-  pin(key: K): (() => void) | undefined {
+  pin(key: K, value?: V): (() => void) | undefined {
     const e = this.map.get(key);
-    if (e === undefined) return undefined;
+    if (e === undefined || (value !== undefined && e.value !== value)) return undefined;
     e.pins++;
     return (e.unpin ??= () => {
       e.pins--;
