@@ -89,11 +89,11 @@ export class ArenaCache<K, V> {
   /**
    * Holds the key's region beyond the current turn: it is not overwritten until
    * the returned function has been called once for this pin. Undefined when the
-   * key is not held (or, given a value, holds another one).
+   * key is not held.
    */
-  pin(key: K, value?: V): (() => void) | undefined {
+  pin(key: K): (() => void) | undefined {
     const e = this.map.get(key);
-    if (e === undefined || (value !== undefined && e.value !== value)) return undefined;
+    if (e === undefined) return undefined;
     e.pins++;
     return (e.unpin ??= () => {
       e.pins--;

@@ -170,16 +170,14 @@ export class ForecastService {
 
   /** Writes the answer whole: the headers and body are known, and this is the hot path. */
   private respond(req: IncomingMessage, res: ServerResponse, p: Prepared, entry: CachedBody): void {
-    const coding = this.bodies.coding(entry, chooseCoding(req.headers['accept-encoding']));
+    const { bytes, coding } = this.bodies.encoded(p.key, entry, chooseCoding(req.headers['accept-encoding']));
+    if (entry.release) res.once('close', entry.release);
     const headers = ['etag', entityTag(p.tag, coding), 'last-modified', p.lastModified, 'cache-control', p.cacheControl, 'vary', VARY];
     if (notModified(req, p)) {
-      entry.release?.();
       res.writeHead(304, headers);
       res.end();
       return;
     }
-    const { bytes, release } = this.bodies.sending(entry, coding);
-    if (release) res.once('close', release);
     headers.push('content-type', p.contentType, 'content-length', String(bytes.length));
     if (coding !== 'identity') headers.push('content-encoding', coding);
     if (p.disposition !== undefined) headers.push('content-disposition', p.disposition);
