@@ -17,10 +17,10 @@
  *
  * Reuse is safe under one rule: a value handed out by get() or set() is used
  * synchronously, before the current turn of the event loop ends (no I/O wait in
- * between), or pinned until its user is done (pin(): for bytes a socket may
- * still be sending). A region handed out in the current turn, or pinned, is
- * never overwritten; set() declines to keep its value instead. A deleted or
- * evicted region's bytes stay as they were until a later turn writes there.
+ * between). A region handed out in the current turn is never overwritten: the
+ * pointer skips it, and set() declines to keep its value when it would have to
+ * skip too many. A deleted or evicted region's bytes stay as they were until a
+ * later turn writes there.
  */
 
 const MB = 1024 * 1024;
@@ -37,10 +37,6 @@ interface Entry<K, V> {
   /** The turn count when it was last handed out (see countTurn). */
   turn: number;
   live: boolean;
-  /** Users that hold its bytes beyond the turn (see pin). */
-  pins: number;
-  /** Hands one pin back; made once per entry, on its first pin. */
-  unpin: (() => void) | undefined;
   /** Next entry in ring order. */
   next: Entry<K, V> | undefined;
 }
@@ -87,20 +83,6 @@ export class ArenaCache<K, V> {
   }
 
   /**
-   * Holds the key's region beyond the current turn: it is not overwritten until
-   * the returned function has been called once for this pin. Undefined when the
-   * key is not held.
-   */
-  pin(key: K): (() => void) | undefined {
-    const e = this.map.get(key);
-    if (e === undefined) return undefined;
-    e.pins++;
-    return (e.unpin ??= () => {
-      e.pins--;
-    });
-  }
-
-  /**
    * Keeps a value built by fill() in a region of `length` bytes (8-aligned in
    * its segment), replacing any value under the key. Returns that value, or
    * undefined when it is not kept: too large, or no region could be freed in
@@ -133,7 +115,7 @@ export class ArenaCache<K, V> {
     // Buffers, like those stores return: code that reads both then sees one kind of array, not two.
     const segment = (this.segments[index] ??= Buffer.allocUnsafeSlow(Math.min(this.segmentBytes, this.capacity - index * this.segmentBytes)));
     const value = fill(segment.subarray(start, start + size));
-    const e: Entry<K, V> = { key, value, offset: this.pointer, length: size, used: false, turn: this.turn, live: true, pins: 0, unpin: undefined, next: undefined };
+    const e: Entry<K, V> = { key, value, offset: this.pointer, length: size, used: false, turn: this.turn, live: true, next: undefined };
     this.pushBack(e);
     this.map.set(key, e);
     this.usedBytes += size;
@@ -151,13 +133,13 @@ export class ArenaCache<K, V> {
 
   /**
    * The front entry is in the pointer's way: skip it (kept in place) or evict it.
-   * An entry handed out in this turn, or pinned, is always skipped, so that a
-   * region in use never stops the ring. False when the skips allowed for this
-   * insertion are used up and the entry may not be evicted.
+   * An entry handed out in this turn is always skipped, so that a region in use
+   * never stops the ring. False when the skips allowed for this insertion are
+   * used up and the entry may not be evicted.
    */
   private pass(maySkip: boolean): boolean {
     const e = this.front!;
-    const inUse = e.turn === this.turn || e.pins > 0;
+    const inUse = e.turn === this.turn;
     if (inUse && !maySkip) return false;
     this.front = e.next;
     if (this.front === undefined) this.back = undefined;

@@ -64,28 +64,6 @@ describe('ArenaCache', () => {
     assert.equal(c.get(2), undefined);
   });
 
-  it('never overwrites a pinned region, in any later turn, until it is unpinned; a pinned region does not stop the ring', async () => {
-    const c = new ArenaCache<number, Held>(96);
-    for (let k = 1; k <= 3; k++) c.set(k, 32, fillWith(k));
-    const unpin = c.pin(1)!;
-    const one = c.get(1)!;
-    for (let k = 4; k <= 12; k++) {
-      await nextTurn();
-      assert.ok(c.set(k, 32, fillWith(k)), `key ${k} kept: the ring skips the pinned region`);
-      assert.ok(intact(one), 'the pinned bytes are untouched');
-    }
-    c.delete(1);
-    await nextTurn();
-    c.set(13, 32, fillWith(13));
-    c.set(14, 32, fillWith(14));
-    assert.ok(intact(one), 'deleted but still pinned: untouched');
-    unpin();
-    await nextTurn();
-    for (let k = 15; k <= 17; k++) c.set(k, 32, fillWith(k));
-    assert.ok(!intact(one), 'unpinned and deleted: its region was reused');
-    assert.equal(c.pin(99), undefined);
-  });
-
   it('does not keep a value larger than a segment, or anything at capacity 0', () => {
     const c = new ArenaCache<number, Held>(1000, 100);
     assert.equal(c.set(1, 101, fillWith(1)), undefined);
@@ -109,14 +87,11 @@ describe('ArenaCache', () => {
       fc.record({ kind: fc.constant('get' as const), key: fc.integer({ min: 0, max: 40 }) }),
       fc.record({ kind: fc.constant('delete' as const), key: fc.integer({ min: 0, max: 40 }) }),
       fc.constant({ kind: 'turn' as const }),
-      fc.record({ kind: fc.constant('pin' as const), key: fc.integer({ min: 0, max: 40 }) }),
-      fc.constant({ kind: 'unpin' as const }),
     );
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 64, max: 400 }), fc.integer({ min: 70, max: 200 }), fc.array(op, { maxLength: 120 }), async (capacity, segment, ops) => {
         const c = new ArenaCache<number, Held>(capacity, Math.min(segment, capacity));
         const handedThisTurn: Held[] = [];
-        const pinned: { held: Held; unpin: () => void }[] = [];
         for (const o of ops) {
           if (o.kind === 'turn') {
             await nextTurn();
@@ -138,19 +113,11 @@ describe('ArenaCache', () => {
               assert.ok(intact(held), 'a held value was overwritten');
               handedThisTurn.push(held);
             }
-          } else if (o.kind === 'pin') {
-            const held = c.get(o.key);
-            const unpin = c.pin(o.key);
-            assert.equal(unpin === undefined, held === undefined);
-            if (held && unpin) pinned.push({ held, unpin });
-          } else if (o.kind === 'unpin') {
-            pinned.shift()?.unpin();
           } else {
             c.delete(o.key);
             assert.equal(c.get(o.key), undefined);
           }
           assert.ok(c.bytes <= capacity, 'over capacity');
-          for (const p of pinned) assert.ok(intact(p.held), 'a pinned region was overwritten');
           for (const h of handedThisTurn) assert.ok(intact(h), 'a region handed out in this turn was overwritten');
         }
       }),
