@@ -4,6 +4,7 @@
  */
 import { ELEMENT_COUNT } from './elements.js';
 import { emptySeries, MAX_STEP, type RunSeries } from './run.js';
+import { keepRecent } from '../cache/keepRecent.js';
 import { ByteReader, unzigzag } from './varint.js';
 
 /** Records per chunk: one day of 15-minute steps, the default page. */
@@ -16,6 +17,33 @@ const POW10 = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000];
 /** k at index k: the steps of every gapless run are a window of this. */
 const GRID = Uint16Array.from({ length: MAX_STEP + 1 }, (_, k) => k);
 const align8 = (n: number): number => (n + 7) & ~7;
+
+/**
+ * Per-column arrays (bitmaps, raw values) of a series that has none: one shared
+ * array, so that a cached view costs fewer objects (each one is promoted with
+ * it). Built by push like the others, so that the decoder sees one kind of array.
+ */
+const NO_COLUMNS: readonly undefined[] = [];
+for (let e = 0; e < ELEMENT_COUNT; e++) (NO_COLUMNS as undefined[]).push(undefined);
+
+/**
+ * The column heads (mode, decimals, missing flag per column) read once per
+ * distinct set: a provider's runs share a few, and their arrays are then shared
+ * by every view.
+ */
+const columnHeads = keepRecent(256, (heads: string) => {
+  const modes = new Uint8Array(ELEMENT_COUNT);
+  const decimals = new Uint8Array(ELEMENT_COUNT);
+  const hasMissing: boolean[] = [];
+  for (let e = 0; e < ELEMENT_COUNT; e++) {
+    const h = heads.charCodeAt(e);
+    modes[e] = h >> 4;
+    decimals[e] = h & 7;
+    hasMissing.push((h & 8) !== 0);
+    if (modes[e]! > MODE_ALL_MISSING || decimals[e]! > 6) throw new Error('series blob has a bad column head');
+  }
+  return { modes, decimals, hasMissing, anyMissing: hasMissing.includes(true) };
+});
 /** Scratch for decoding steps (parsing is synchronous). */
 const STEPS = new Uint16Array(MAX_STEP + 1);
 
@@ -79,18 +107,12 @@ export class SeriesView {
     r.pos = pos;
     // Most runs have no gaps: their steps are a window of one shared array.
     const steps = n === 0 ? new Uint16Array(0) : contiguous ? GRID.subarray(STEPS[0]!, STEPS[0]! + n) : STEPS.slice(0, n);
-    const modes = new Uint8Array(ELEMENT_COUNT);
-    const decimals = new Uint8Array(ELEMENT_COUNT);
-    const hasMissing: boolean[] = [];
-    for (let e = 0; e < ELEMENT_COUNT; e++) {
-      const h = r.byte();
-      modes[e] = h >> 4;
-      decimals[e] = h & 7;
-      hasMissing.push((h & 8) !== 0);
-      if (modes[e]! > MODE_ALL_MISSING || decimals[e]! > 6) throw new Error('series blob has a bad column head');
+    const { modes, decimals, hasMissing, anyMissing } = columnHeads(String.fromCharCode.apply(null, r.bytes(ELEMENT_COUNT) as unknown as number[]));
+    let bitmaps = NO_COLUMNS as (Uint8Array | undefined)[];
+    if (anyMissing) {
+      bitmaps = [];
+      for (let e = 0; e < ELEMENT_COUNT; e++) bitmaps.push(hasMissing[e] ? r.bytes((n + 7) >> 3) : undefined);
     }
-    const bitmaps: (Uint8Array | undefined)[] = [];
-    for (let e = 0; e < ELEMENT_COUNT; e++) bitmaps.push(hasMissing[e] ? r.bytes((n + 7) >> 3) : undefined);
     const chunks = Math.ceil(n / CHUNK);
     const stride = chunks + 1;
     // Chunk lengths first (into the offsets array itself), then their running sums from the data's start.
@@ -98,7 +120,8 @@ export class SeriesView {
     for (let e = 0; e < ELEMENT_COUNT; e++) {
       if (modes[e] === MODE_SCALED) for (let c = 0; c < chunks; c++) chunkStarts[e * stride + c] = r.varint();
     }
-    const raws: (Float64Array | undefined)[] = [];
+    let raws = NO_COLUMNS as (Float64Array | undefined)[];
+    if (modes.includes(MODE_RAW)) raws = [];
     let at = r.pos;
     for (let e = 0; e < ELEMENT_COUNT; e++) {
       if (modes[e] === MODE_SCALED) {
@@ -109,13 +132,13 @@ export class SeriesView {
           if (len < 0 || at > r.end) throw new Error('series blob is truncated');
         }
         chunkStarts[e * stride + chunks] = at;
-        raws.push(undefined);
+        if (raws !== NO_COLUMNS) raws.push(undefined);
       } else if (modes[e] === MODE_RAW) {
         const bytes = r.buf.slice(at, at + 8 * n);
         if (bytes.length !== 8 * n) throw new Error('series blob is truncated');
         raws.push(new Float64Array(bytes.buffer, 0, n));
         at += 8 * n;
-      } else {
+      } else if (raws !== NO_COLUMNS) {
         raws.push(undefined);
       }
     }
@@ -170,21 +193,26 @@ export class SeriesView {
       at += align8(2 * steps.length);
     }
     // Arrays built by push, as parse() builds them (map() would make holey arrays: a second shape to the decoder).
-    const raws: (Float64Array | undefined)[] = [];
-    for (const raw of this.raws) {
-      if (raw === undefined) {
-        raws.push(undefined);
-        continue;
+    let raws = this.raws;
+    if (raws !== NO_COLUMNS) {
+      raws = [];
+      for (const raw of this.raws) {
+        let copy: Float64Array | undefined;
+        if (raw !== undefined) {
+          copy = new Float64Array(target.buffer, target.byteOffset + at, raw.length);
+          copy.set(raw);
+          at += 8 * raw.length;
+        }
+        raws.push(copy);
       }
-      const copy = new Float64Array(target.buffer, target.byteOffset + at, raw.length);
-      copy.set(raw);
-      at += 8 * raw.length;
-      raws.push(copy);
     }
-    const bitmaps: (Uint8Array | undefined)[] = [];
-    for (const b of this.bitmaps) {
-      const from = b === undefined ? 0 : b.byteOffset - this.buf.byteOffset;
-      bitmaps.push(b === undefined ? undefined : buf.subarray(from, from + b.length));
+    let bitmaps = this.bitmaps;
+    if (bitmaps !== NO_COLUMNS) {
+      bitmaps = [];
+      for (const b of this.bitmaps) {
+        const from = b === undefined ? 0 : b.byteOffset - this.buf.byteOffset;
+        bitmaps.push(b === undefined ? undefined : buf.subarray(from, from + b.length));
+      }
     }
     return new SeriesView(steps, this.modes, this.decimals, bitmaps, chunkStarts, this.stride, raws, buf);
   }
