@@ -34,35 +34,6 @@ function daysFromCivil(y: number, mo: number, d: number): number {
   return era * 146_097 + doe - 719_468;
 }
 
-/** The inverse of daysFromCivil: [year, month 1-12, day] of a day count from 1970-01-01. */
-function civilFromDays(days: number): [number, number, number] {
-  const z = days + 719_468;
-  const era = Math.floor(z / 146_097);
-  const doe = z - era * 146_097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const mo = mp < 10 ? mp + 3 : mp - 9;
-  return [yoe + era * 400 + (mo <= 2 ? 1 : 0), mo, doy - Math.floor((153 * mp + 2) / 5) + 1];
-}
-
-const WEEKDAYS = ['Thu', 'Fri', 'Sat', 'Sun', 'Mon', 'Tue', 'Wed'];
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/**
- * The HTTP date (IMF-fixdate, `Sun, 22 Nov 2026 13:00:00 GMT`, as
- * Date.prototype.toUTCString writes it) of an instant in years 1970-9999,
- * by arithmetic: it is written per uncached answer, where a Date costs more.
- */
-export function httpDate(ms: number): string {
-  const days = Math.floor(ms / 86_400_000);
-  const [y, mo, d] = civilFromDays(days);
-  const sec = Math.floor((ms - days * 86_400_000) / 1000);
-  const h = Math.floor(sec / 3600);
-  const mi = Math.floor((sec % 3600) / 60);
-  return `${WEEKDAYS[days % 7]}, ${pad2(d)} ${MONTHS[mo - 1]} ${y} ${pad2(h)}:${pad2(mi)}:${pad2(sec % 60)} GMT`;
-}
-
 function utcMs(y: number, mo: number, d: number, h: number, mi: number, s: number, ms: number): number {
   return daysFromCivil(y, mo, d) * 86_400_000 + h * HOUR_MS + mi * MINUTE_MS + s * 1000 + ms;
 }

@@ -13,7 +13,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Static } from '@sinclair/typebox';
 import { csvFileName, writeCsv } from '../domain/csvFormat.js';
 import { FORECAST_PAGE } from '../domain/limits.js';
-import { httpDate } from '../domain/time.js';
 import { planForecast, type ForecastPlan } from '../query/forecastQuery.js';
 import { ReadModel } from '../query/readModel.js';
 import { Doorkeeper } from '../cache/doorkeeper.js';
@@ -67,7 +66,7 @@ function factsOf(farm: Farm, run: StoredRun): RunFacts {
     f = {
       farm,
       keyPart: `${farm.farmId}|${farm.lat}|${farm.lon}|${run.issue}|${run.revision}`,
-      lastModified: httpDate(run.publishedAt),
+      lastModified: new Date(run.publishedAt).toUTCString(),
     };
     runFacts.set(run, f);
   }
@@ -87,7 +86,6 @@ function notModified(req: IncomingMessage, p: Prepared): boolean {
   const since = Date.parse(ims);
   return Number.isFinite(since) && Math.floor(p.publishedAt / 1000) * 1000 <= since;
 }
-
 
 export class ForecastService {
   readonly reads: ReadModel;
