@@ -120,10 +120,10 @@ export class SeriesView {
     for (let e = 0; e < ELEMENT_COUNT; e++) {
       if (modes[e] === MODE_SCALED) for (let c = 0; c < chunks; c++) chunkStarts[e * stride + c] = r.varint();
     }
-    let raws = NO_COLUMNS as (Float64Array | undefined)[];
-    if (modes.includes(MODE_RAW)) raws = [];
+    const raws = modes.includes(MODE_RAW) ? [] : (NO_COLUMNS as (Float64Array | undefined)[]);
     let at = r.pos;
     for (let e = 0; e < ELEMENT_COUNT; e++) {
+      let raw: Float64Array | undefined;
       if (modes[e] === MODE_SCALED) {
         for (let c = 0; c < chunks; c++) {
           const len = chunkStarts[e * stride + c]!;
@@ -132,15 +132,13 @@ export class SeriesView {
           if (len < 0 || at > r.end) throw new Error('series blob is truncated');
         }
         chunkStarts[e * stride + chunks] = at;
-        if (raws !== NO_COLUMNS) raws.push(undefined);
       } else if (modes[e] === MODE_RAW) {
         const bytes = r.buf.slice(at, at + 8 * n);
         if (bytes.length !== 8 * n) throw new Error('series blob is truncated');
-        raws.push(new Float64Array(bytes.buffer, 0, n));
+        raw = new Float64Array(bytes.buffer, 0, n);
         at += 8 * n;
-      } else if (raws !== NO_COLUMNS) {
-        raws.push(undefined);
       }
+      if (raws !== NO_COLUMNS) raws.push(raw);
     }
     if (at !== r.end) throw new Error('series blob has the wrong length');
     return new SeriesView(steps, modes, decimals, bitmaps, chunkStarts, stride, raws, r.buf);
@@ -154,7 +152,7 @@ export class SeriesView {
       Uint16Array.from(s.steps),
       modes,
       new Uint8Array(ELEMENT_COUNT),
-      raws.map(() => undefined),
+      NO_COLUMNS as undefined[],
       new Int32Array(0),
       0,
       raws,
@@ -209,10 +207,8 @@ export class SeriesView {
     let bitmaps = this.bitmaps;
     if (bitmaps !== NO_COLUMNS) {
       bitmaps = [];
-      for (const b of this.bitmaps) {
-        const from = b === undefined ? 0 : b.byteOffset - this.buf.byteOffset;
-        bitmaps.push(b === undefined ? undefined : buf.subarray(from, from + b.length));
-      }
+      // A bitmap lies in the blob: the same place in the copy.
+      for (const b of this.bitmaps) bitmaps.push(b && buf.subarray(b.byteOffset - this.buf.byteOffset, b.byteOffset - this.buf.byteOffset + b.length));
     }
     return new SeriesView(steps, this.modes, this.decimals, bitmaps, chunkStarts, this.stride, raws, buf);
   }
