@@ -1,23 +1,39 @@
 /**
  * Admission for caches: a key is admitted on its second sighting. Random
  * one-off queries then never enter (or churn) a cache, while any query asked
- * twice does. First sightings are kept as 30-bit hashes (a collision only
- * admits a key early) in a set that is cleared when full, so memory is bounded.
+ * twice does.
+ *
+ * First sightings are kept as 32-bit hashes in a fixed table, one per slot; a
+ * later key whose slot is taken replaces the one there, so under a stream of
+ * one-off keys a sighting is remembered for about as many further keys as the
+ * table has slots. A hash collision only admits a key early. The table is
+ * allocated once: a Set of sightings, cleared when full, cost an old-generation
+ * table of about 1.5 MB per refill, and under the mixed load the resulting
+ * mark-compacts were the largest pauses (docs/performance.md).
  */
 import { fnv1a } from './hash.js';
 
 export class Doorkeeper {
-  private seen = new Set<number>();
+  private readonly table: Uint32Array;
+  private readonly shift: number;
 
-  constructor(private readonly limit = 65_536) {}
+  /** @param slots first sightings remembered at most (rounded up to a power of two) */
+  constructor(slots = 65_536) {
+    const bits = Math.max(0, Math.ceil(Math.log2(Math.max(1, slots))));
+    this.table = new Uint32Array(1 << bits);
+    this.shift = 32 - bits;
+  }
 
-  /** True when the key was seen before (since the last reset). */
+  /** True when the key was seen before and not since displaced. */
   admit(key: string): boolean {
-    // 30 bits: small integers are stored unboxed, so the set holds no heap objects.
-    const h = fnv1a(key) & 0x3fffffff;
-    if (this.seen.has(h)) return true;
-    if (this.seen.size >= this.limit) this.seen = new Set();
-    this.seen.add(h);
+    // 0 marks an empty slot, so a key hashing to 0 is kept as 1 (a collision at worst).
+    const h = fnv1a(key) || 1;
+    // FNV-1a's high bits are poorly spread for keys that differ in a few digits: mix before taking the slot.
+    let m = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+    m = Math.imul(m ^ (m >>> 13), 0xc2b2ae35);
+    const slot = this.shift === 32 ? 0 : (m ^ (m >>> 16)) >>> this.shift;
+    if (this.table[slot] === h) return true;
+    this.table[slot] = h;
     return false;
   }
 }

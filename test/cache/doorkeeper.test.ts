@@ -3,19 +3,30 @@ import { test } from 'node:test';
 import { Doorkeeper } from '../../src/cache/doorkeeper.js';
 
 test('admits a key on its second sighting, not its first', () => {
-  const d = new Doorkeeper(10);
+  const d = new Doorkeeper(16);
   assert.equal(d.admit('a'), false);
   assert.equal(d.admit('b'), false);
   assert.equal(d.admit('a'), true);
   assert.equal(d.admit('a'), true);
+  assert.equal(d.admit('b'), true);
 });
 
-test('forgets first sightings when full, so its memory stays bounded', () => {
-  const d = new Doorkeeper(3);
-  d.admit('a');
-  d.admit('b');
-  d.admit('c');
-  d.admit('d'); // full: starts afresh with d
+test('a first sighting is forgotten once another key takes its slot, so memory stays fixed', () => {
+  const d = new Doorkeeper(1);
   assert.equal(d.admit('a'), false);
-  assert.equal(d.admit('d'), true);
+  assert.equal(d.admit('b'), false); // b takes the only slot
+  assert.equal(d.admit('a'), false); // a was forgotten, and now displaces b
+  assert.equal(d.admit('b'), false);
+  assert.equal(d.admit('b'), true);
+});
+
+test('remembers most of as many recent keys as a quarter of its slots', () => {
+  const d = new Doorkeeper(4096);
+  const keys = Array.from({ length: 1024 }, (_, i) => `json|1|96|site-${i}|2026112200|3|0|96|0.1.2`);
+  for (const k of keys) assert.equal(d.admit(k), false);
+  const admitted = keys.filter((k) => d.admit(k)).length;
+  // Keys sharing a slot with another displace each other: with 1,024 keys over 4,096 slots, about
+  // 1 - e^(-1024/4096) = 22 % of them. So about 800 are admitted if the slots are evenly spread.
+  assert.ok(admitted > 740, `admitted ${admitted} of 1024`);
+  assert.ok(admitted < 1024, 'some keys must have been displaced');
 });
