@@ -144,6 +144,43 @@ function putScaledWide(buf: Uint8Array, pos: number, s: number, d: number): numb
   return pos;
 }
 
+/**
+ * The text of every scaled integer below SMALL_SCALED, per count of decimals,
+ * as two little-endian words (at most 8 characters: "6553.5", "0.065535") and a
+ * length: most stored values are small, and one table read and two word writes
+ * replace a page's digit arithmetic. Built on first use of each count of
+ * decimals (about 0.6 MB each).
+ */
+const SMALL_SCALED = 65_536;
+
+interface ScaledTexts {
+  readonly words: Uint32Array;
+  readonly lens: Uint8Array;
+}
+
+const scaledTexts: (ScaledTexts | undefined)[] = [];
+
+function textsOf(d: number): ScaledTexts {
+  let t = scaledTexts[d];
+  if (t === undefined) {
+    const words = new Uint32Array(2 * SMALL_SCALED);
+    const lens = new Uint8Array(SMALL_SCALED);
+    const bytes = new Uint8Array(8 + MAX_SCALED_BYTES);
+    const dv = new DataView(bytes.buffer);
+    for (let s = 0; s < SMALL_SCALED; s++) {
+      bytes.fill(0);
+      const len = putScaled(bytes, 0, s, d);
+      if (len > 8) throw new Error(`scaled text of ${s} / 10^${d} is longer than 8 bytes`);
+      words[2 * s] = dv.getUint32(0, true);
+      words[2 * s + 1] = dv.getUint32(4, true);
+      lens[s] = len;
+    }
+    t = { words, lens };
+    scaledTexts[d] = t;
+  }
+  return t;
+}
+
 function put(buf: Uint8Array, pos: number, b: Uint8Array): number {
   for (let i = 0; i < b.length; i++) buf[pos++] = b[i]!;
   return pos;
@@ -233,13 +270,19 @@ export function writeRecords(
   const p = prepare(style);
   const values: Float64Array[] = [];
   const decimals: number[] = [];
+  const textWords: Uint32Array[] = [];
+  const textLens: Uint8Array[] = [];
   const keyViews: DataView[] = [];
   const keyLens: number[] = [];
   let perRecord = p.headBytes;
   for (let j = 0; j < count; j++) {
     const e = elements[j]!;
     values.push(scratch[j]!);
-    decimals.push(view.column(e, from, to, scratch[j]!));
+    const d = view.column(e, from, to, scratch[j]!);
+    decimals.push(d);
+    const t = textsOf(d < 0 ? 0 : d);
+    textWords.push(t.words);
+    textLens.push(t.lens);
     keyViews.push(p.fields[e]!);
     keyLens.push(p.fieldLens[e]!);
     perRecord += p.fieldLens[e]! + Math.max(MAX_SCALED_BYTES, style.missing.length);
@@ -262,7 +305,21 @@ export function writeRecords(
       if (v !== v) {
         pos = put(buf, pos, style.missing);
       } else if (decimals[j]! >= 0) {
-        pos = putScaled(buf, pos, v, decimals[j]!);
+        let a = v;
+        if (a < 0) {
+          buf[pos++] = 45; // '-'
+          a = -a;
+        }
+        if (a < SMALL_SCALED) {
+          // Two words: the reservation covers 8 bytes, and what follows overwrites the padding.
+          const k = a | 0;
+          const w = textWords[j]!;
+          dv.setUint32(pos, w[2 * k]!, true);
+          dv.setUint32(pos + 4, w[2 * k + 1]!, true);
+          pos += textLens[j]![k]!;
+        } else {
+          pos = putScaled(buf, pos, a, decimals[j]!);
+        }
       } else {
         // Raw values (rare) may be long: write them through the sink, which grows as needed.
         sink.len = pos;

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { ByteSink, asciiBytes } from '../../src/domain/byteSink.js';
+import { encodeSeries, openSeries } from '../../src/domain/codec.js';
+import { ELEMENT_COUNT } from '../../src/domain/elements.js';
+import { numberText } from '../../src/domain/numberText.js';
+import { writeRecords, type RecordStyle } from '../../src/domain/recordWriter.js';
+import { emptySeries } from '../../src/domain/run.js';
+
+/** One value per line after the date_time, so that each can be read back alone. */
+const LINES: RecordStyle = {
+  open: new Uint8Array(0),
+  afterDate: asciiBytes('|'),
+  field: Array.from({ length: ELEMENT_COUNT }, () => new Uint8Array(0)),
+  missing: asciiBytes('null'),
+  close: asciiBytes('\n'),
+  separator: new Uint8Array(0),
+};
+
+function rendered(values: readonly number[]): string[] {
+  const s = emptySeries(values.length);
+  values.forEach((v, i) => {
+    s.steps[i] = i;
+    s.columns[0]![i] = v;
+    for (let e = 1; e < ELEMENT_COUNT; e++) s.columns[e]![i] = NaN;
+  });
+  const sink = new ByteSink(16);
+  writeRecords(sink, LINES, openSeries(encodeSeries(s)), Date.UTC(2026, 10, 20), [0], 0, values.length);
+  return new TextDecoder().decode(sink.take()).split('\n').slice(0, -1).map((line) => line.slice(line.indexOf('|') + 1));
+}
+
+test('record values on both sides of the small-value text table read back exactly (property)', () => {
+  // Scaled integers up to 65,535 are written from a table per count of decimals, larger ones digit by digit.
+  const scaled = fc.oneof(fc.integer({ min: -70_000, max: 70_000 }), fc.constantFrom(0, 65_535, 65_536, -65_535, -65_536));
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 6 }), fc.array(fc.option(scaled, { nil: null, freq: 8 }), { minLength: 1, maxLength: 200 }), (d, column) => {
+      const values = column.map((s) => (s === null ? NaN : s / 10 ** d));
+      const texts = rendered(values);
+      assert.equal(texts.length, values.length);
+      texts.forEach((t, i) => {
+        const v = values[i]!;
+        if (Number.isNaN(v)) assert.equal(t, 'null');
+        else assert.equal(t, numberText(v), `${column[i]} / 10^${d}`);
+      });
+    }),
+    { numRuns: 400 },
+  );
+});
+
+test('the table edge and the largest six-decimal entries are spelled in full', () => {
+  assert.deepEqual(rendered([6553.5, 6553.6, -6553.5, 0.065535, 0.065536, 65535, 65536, -0.000001]), [
+    '6553.5',
+    '6553.6',
+    '-6553.5',
+    '0.065535',
+    '0.065536',
+    '65535',
+    '65536',
+    '-0.000001',
+  ]);
+});
