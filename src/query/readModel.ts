@@ -45,6 +45,11 @@ export class ReadModel implements ReadSource {
     return this.seen;
   }
 
+  /** Whether sync() would find nothing to do: the model may be read at once, without waiting a turn. */
+  get current(): boolean {
+    return this.pending === undefined && !this.dirty && performance.now() - this.checkedAt < this.store.changePollMs;
+  }
+
   /**
    * Brings the model up to date with every commit made through this store object
    * before this call, and with other processes' commits up to the store's

@@ -49,6 +49,27 @@ test('a commit through the same store object is seen by the next sync at once', 
   assert.ok(m.revision >= now!.revision);
 });
 
+test('current: false before the first sync, after a commit through the store and once the poll interval has passed', async () => {
+  const m = new ReadModel(store, 1 << 20);
+  assert.equal(m.current, false, 'never synced');
+  // Current right after a sync, for changePollMs (1 ms on SQLite, so a slow sync may already be stale; on
+  // PostgreSQL the commit's NOTIFY comes back a moment later and marks the model stale once more).
+  const syncedNow = async (): Promise<void> => {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      await m.sync();
+      if (m.current) return;
+      await sleep(2);
+    }
+    assert.fail('not current right after any of 20 syncs');
+  };
+  await syncedNow();
+  await publish(store, 'WF_A', '2026112000', [0, 1, 2]);
+  assert.equal(m.current, false, 'a commit through this store object');
+  await syncedNow();
+  await sleep(store.changePollMs + 1);
+  assert.equal(m.current, false, 'other processes may have committed since the last check');
+});
+
 test('a commit by another connection is seen once the poll interval has passed', async () => {
   const m = new ReadModel(store, 1 << 20);
   await m.sync();
