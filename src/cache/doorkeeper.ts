@@ -26,8 +26,13 @@ export class Doorkeeper {
 
   /** True when the key was seen before and not since displaced. */
   admit(key: string): boolean {
+    return this.admitHash(fnv1a(key));
+  }
+
+  /** The same for a key whose fnv1a hash the caller has already computed. */
+  admitHash(keyHash: number): boolean {
     // 0 marks an empty slot, so a key hashing to 0 is kept as 1 (a collision at worst).
-    const h = fnv1a(key) || 1;
+    const h = keyHash || 1;
     // FNV-1a's high bits are poorly spread for keys that differ in a few digits: mix before taking the slot.
     let m = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
     m = Math.imul(m ^ (m >>> 13), 0xc2b2ae35);

@@ -28,16 +28,22 @@ export class BodyCache {
 
   private readonly pool = new BufferPool();
 
+  /** The cached body for the key, if any. */
+  cached(key: string): CachedBody | undefined {
+    return this.lru.get(key);
+  }
+
   /**
    * The cached body for the key, or one rendered now: kept if the key was asked
-   * before, else in a pooled buffer to be released once sent.
+   * before, else in a pooled buffer to be released once sent (`release` set).
+   * keyHash is fnv1a(key), which the caller has computed for the entity tag.
    */
-  body(key: string, render: ((sink: ByteSink) => void) | undefined): CachedBody | undefined {
+  body(key: string, keyHash: number, render: (sink: ByteSink) => void): CachedBody {
     const cached = this.lru.get(key);
-    if (cached || !render) return cached;
+    if (cached) return cached;
     render(this.sink.reset());
     const written = this.sink.buf.subarray(0, this.sink.len);
-    if (this.door.admit(key)) {
+    if (this.door.admitHash(keyHash)) {
       const entry = { identity: Buffer.from(written) };
       this.lru.set(key, entry);
       return entry;

@@ -4,7 +4,6 @@
  * choice of gzip or brotli from Accept-Encoding.
  */
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { fnv1a } from '../cache/hash.js';
 import { keepRecent } from '../cache/keepRecent.js';
 
 export type Coding = 'identity' | 'gzip' | 'br';
@@ -12,8 +11,8 @@ export type Coding = 'identity' | 'gzip' | 'br';
 /** Bodies smaller than this are sent as they are: compression would not pay. */
 export const MIN_COMPRESS_BYTES = 1024;
 
-/** The entity tag, without quotes and coding, of one (run revision, normalised query). */
-export const tagBase = (revision: number, key: string): string => `${revision.toString(36)}-${fnv1a(key).toString(36)}`;
+/** The entity tag, without quotes and coding, of one (run revision, normalised query), from the query's fnv1a hash. */
+export const tagBase = (revision: number, keyHash: number): string => `${revision.toString(36)}-${keyHash.toString(36)}`;
 
 /** The entity tag of a representation: the base, marked per content coding. */
 export function entityTag(base: string, coding: Coding): string {

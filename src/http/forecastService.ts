@@ -15,7 +15,7 @@ import { csvFileName, writeCsv } from '../domain/csvFormat.js';
 import { FORECAST_PAGE } from '../domain/limits.js';
 import { planForecast, type ForecastPlan } from '../query/forecastQuery.js';
 import { ReadModel } from '../query/readModel.js';
-import { Doorkeeper } from '../cache/doorkeeper.js';
+import { fnv1a } from '../cache/hash.js';
 import { SizedLru } from '../cache/lru.js';
 import { prefersCsv } from './accept.js';
 import { BodyCache, type CachedBody } from './bodyCache.js';
@@ -92,7 +92,6 @@ export class ForecastService {
   private readonly bodies: BodyCache;
   /** Remembered answers by raw URL, one map per Accept preference (JSON, CSV): the URL itself is the key. */
   private readonly memos: readonly [SizedLru<string, Prepared>, SizedLru<string, Prepared>];
-  private readonly memoDoor = new Doorkeeper();
   private readonly latestCacheControl: string;
 
   constructor(private readonly ctx: AppContext) {
@@ -115,7 +114,7 @@ export class ForecastService {
    */
   replay(req: IncomingMessage, res: ServerResponse, beforeWrite?: () => void): boolean {
     const p = this.memoOf(req).get(req.url!);
-    const entry = p !== undefined && p.revision === this.reads.revision ? this.bodies.body(p.key, undefined) : undefined;
+    const entry = p !== undefined && p.revision === this.reads.revision ? this.bodies.cached(p.key) : undefined;
     if (entry === undefined) return false;
     beforeWrite?.();
     this.respond(req, res, p!, entry);
@@ -144,9 +143,10 @@ export class ForecastService {
     const { run } = plan;
     const facts = factsOf(plan.farm, run);
     const key = normalisedKey(plan, facts, csv, page, size);
+    const keyHash = fnv1a(key);
     const prepared: Prepared = {
       key,
-      tag: tagBase(run.revision, key),
+      tag: tagBase(run.revision, keyHash),
       lastModified: facts.lastModified,
       publishedAt: run.publishedAt,
       cacheControl: q.issue === undefined ? this.latestCacheControl : IMMUTABLE,
@@ -154,14 +154,13 @@ export class ForecastService {
       disposition: csv ? `attachment; filename="${csvFileName(plan.farm.farmId, run.issue)}"` : undefined,
       revision,
     };
-    // Remember it only if no commit was applied while planning.
-    if (reads.revision === revision) {
-      if (this.memoDoor.admit(req.url!)) this.memoOf(req).set(req.url!, prepared);
-    }
-    const entry = this.bodies.body(key, (sink) => {
+    const entry = this.bodies.body(key, keyHash, (sink) => {
       if (csv) writeCsv(sink, run.view, plan.issueMs, plan.elements, plan.from, plan.to);
       else writeForecastJson(sink, plan, page, size);
-    })!;
+    });
+    // Remembered only while its body is kept (replay needs both), so the body cache's admission on a
+    // second sighting decides for both; and only if no commit was applied while planning.
+    if (entry.release === undefined && reads.revision === revision) this.memoOf(req).set(req.url!, prepared);
     beforeWrite?.();
     this.respond(req, res, prepared, entry);
   }
