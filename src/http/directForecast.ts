@@ -135,20 +135,30 @@ export function directForecast(
       fallback(req, res);
       return;
     }
-    (current
-      ? service.answer(q, req, res)
-      : service.reads.sync().then(() => (service.replay(req, res) ? undefined : service.answer(q, req, res)))
-    ).catch((err: unknown) => {
-        if (res.headersSent) {
-          res.destroy();
-        } else if (err instanceof StoreUnavailableError) {
-          // Answered here: handing on would make the client wait for a second failed store call.
-          onUnavailable(err);
-          writeStoreUnavailable(res);
-        } else {
-          // Nothing was written: the framework plans again and answers with its envelope.
-          fallback(req, res);
-        }
-      });
+    const failed = (err: unknown): void => {
+      if (res.headersSent) {
+        res.destroy();
+      } else if (err instanceof StoreUnavailableError) {
+        // Answered here: handing on would make the client wait for a second failed store call.
+        onUnavailable(err);
+        writeStoreUnavailable(res);
+      } else {
+        // Nothing was written: the framework plans again and answers with its envelope.
+        fallback(req, res);
+      }
+    };
+    if (!current) {
+      service.reads
+        .sync()
+        .then(() => (service.replay(req, res) ? undefined : service.answer(q, req, res)))
+        .catch(failed);
+      return;
+    }
+    try {
+      // Answered in this turn unless the plan needs a store read.
+      service.answer(q, req, res)?.catch(failed);
+    } catch (err) {
+      failed(err);
+    }
   };
 }

@@ -14,6 +14,7 @@ import type { Static } from '@sinclair/typebox';
 import { csvFileName, writeCsv } from '../domain/csvFormat.js';
 import { FORECAST_PAGE } from '../domain/limits.js';
 import { planForecast, type ForecastPlan } from '../query/forecastQuery.js';
+import { then, type Maybe } from '../query/maybe.js';
 import { ReadModel } from '../query/readModel.js';
 import { fnv1a } from '../cache/hash.js';
 import { SizedLru } from '../cache/lru.js';
@@ -122,13 +123,14 @@ export class ForecastService {
   }
 
   /**
-   * Plans and answers a validated query. Planning errors (ApiError, store
-   * unavailability) reject before anything is written.
+   * Plans and answers a validated query: in this turn when the read model holds
+   * what the plan needs (nearly always), else once it has been read (then a
+   * promise). Planning errors (ApiError, store unavailability) are thrown or
+   * rejected before anything is written.
    */
-  async answer(q: ForecastQueryValues, req: IncomingMessage, res: ServerResponse, beforeWrite?: () => void): Promise<void> {
-    const reads = this.reads;
-    const revision = reads.revision;
-    const plan = await planForecast(reads, this.ctx.rules, {
+  answer(q: ForecastQueryValues, req: IncomingMessage, res: ServerResponse, beforeWrite?: () => void): Maybe<void> {
+    const revision = this.reads.revision;
+    const plan = planForecast(this.reads, this.ctx.rules, {
       farmId: q.farm_id,
       lat: q.lat,
       lon: q.lon,
@@ -137,6 +139,17 @@ export class ForecastService {
       end: q.end,
       elements: q.elements,
     });
+    return then(plan, (plan) => this.answerPlan(q, plan, revision, req, res, beforeWrite));
+  }
+
+  private answerPlan(
+    q: ForecastQueryValues,
+    plan: ForecastPlan,
+    revision: number,
+    req: IncomingMessage,
+    res: ServerResponse,
+    beforeWrite: (() => void) | undefined,
+  ): void {
     const csv = q.format === 'csv' || (q.format === undefined && prefersCsv(req.headers.accept));
     const page = q.page ?? 1;
     const size = q.size ?? FORECAST_PAGE.defaultSize;
@@ -160,7 +173,7 @@ export class ForecastService {
     });
     // Remembered only while its body is kept (replay needs both), so the body cache's admission on a
     // second sighting decides for both; and only if no commit was applied while planning.
-    if (entry.release === undefined && reads.revision === revision) this.memoOf(req).set(req.url!, prepared);
+    if (entry.release === undefined && this.reads.revision === revision) this.memoOf(req).set(req.url!, prepared);
     beforeWrite?.();
     this.respond(req, res, prepared, entry);
   }

@@ -7,6 +7,7 @@ import { badParameter, notFound } from '../domain/errors.js';
 import { parseDateTime, parseIssue } from '../domain/time.js';
 import { resolveWindow, windowRecords } from '../domain/window.js';
 import type { Farm, StoredRun } from '../store/store.js';
+import { then, type Maybe } from './maybe.js';
 import type { ReadSource } from './readModel.js';
 import { farmById, farmNear, type SiteRules } from './siteLookup.js';
 
@@ -69,18 +70,30 @@ function checkShape(p: ForecastParams): { issueMs?: number; startMs?: number; en
   return { issueMs, startMs, endMs, elements: parseElements(p.elements) };
 }
 
-export async function planForecast(store: ReadSource, rules: SiteRules, p: ForecastParams): Promise<ForecastPlan> {
+/**
+ * The plan of a query: at once when the source has everything in memory (the
+ * read model, nearly always), else a promise. Errors are thrown or rejected the
+ * same way.
+ */
+export function planForecast(store: ReadSource, rules: SiteRules, p: ForecastParams): Maybe<ForecastPlan> {
   const shape = checkShape(p);
-  const farm = p.farmId !== undefined ? await farmById(store, p.farmId) : await farmNear(store, rules, p.lat!, p.lon!);
-  let issue = p.issue;
-  if (issue === undefined) {
-    issue = await store.latestIssue(farm.farmId);
+  const farm = p.farmId !== undefined ? farmById(store, p.farmId) : farmNear(store, rules, p.lat!, p.lon!);
+  return then(farm, (farm) =>
+    then(p.issue ?? latestIssueOf(store, farm), (issue) =>
+      then(store.getRun(farm.farmId, issue), (run) => {
+        if (!run) throw notFound(`Issue ${issue} does not exist for site ${farm.farmId}.`);
+        const issueMs = shape.issueMs ?? parseIssue(issue)!;
+        const window = resolveWindow(issueMs, shape.startMs, shape.endMs);
+        const { from, to } = windowRecords(run.view.steps, issueMs, window);
+        return { farm, run, issueMs, elements: shape.elements, from, to };
+      }),
+    ),
+  );
+}
+
+function latestIssueOf(store: ReadSource, farm: Farm): Maybe<string> {
+  return then(store.latestIssue(farm.farmId), (issue) => {
     if (issue === undefined) throw notFound(`Site ${farm.farmId} has no forecast data yet.`);
-  }
-  const run = await store.getRun(farm.farmId, issue);
-  if (!run) throw notFound(`Issue ${issue} does not exist for site ${farm.farmId}.`);
-  const issueMs = shape.issueMs ?? parseIssue(issue)!;
-  const window = resolveWindow(issueMs, shape.startMs, shape.endMs);
-  const { from, to } = windowRecords(run.view.steps, issueMs, window);
-  return { farm, run, issueMs, elements: shape.elements, from, to };
+    return issue;
+  });
 }

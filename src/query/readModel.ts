@@ -13,9 +13,14 @@
  */
 import { ArenaCache } from '../cache/arenaCache.js';
 import { runKey, type Box, type Farm, type Store, type StoredRun } from '../store/store.js';
+import type { Maybe } from './maybe.js';
+import type { SiteSource } from './siteLookup.js';
 
-/** What forecast planning reads; the store itself also provides it. */
-export type ReadSource = Pick<Store, 'getFarm' | 'farmsInBox' | 'latestIssue' | 'getRun'>;
+/** What forecast planning reads: the read model answers from memory when it can; a store always provides it. */
+export interface ReadSource extends SiteSource {
+  latestIssue(farmId: string): Maybe<string | undefined>;
+  getRun(farmId: string, issue: string): Maybe<StoredRun | undefined>;
+}
 
 const DONE = Promise.resolve();
 
@@ -95,11 +100,11 @@ export class ReadModel implements ReadSource {
     this.token = token;
   }
 
-  async getFarm(farmId: string): Promise<Farm | undefined> {
+  getFarm(farmId: string): Farm | undefined {
     return this.farms.get(farmId);
   }
 
-  async farmsInBox(box: Box): Promise<readonly Farm[]> {
+  farmsInBox(box: Box): readonly Farm[] {
     const a = this.byLat;
     let lo = 0;
     let hi = a.length;
@@ -116,9 +121,12 @@ export class ReadModel implements ReadSource {
     return out.sort((x, y) => (x.farmId < y.farmId ? -1 : x.farmId > y.farmId ? 1 : 0));
   }
 
-  async latestIssue(farmId: string): Promise<string | undefined> {
+  latestIssue(farmId: string): Maybe<string | undefined> {
     const known = this.latest.get(farmId);
-    if (known !== undefined) return known ?? undefined;
+    return known !== undefined ? (known ?? undefined) : this.readLatestIssue(farmId);
+  }
+
+  private async readLatestIssue(farmId: string): Promise<string | undefined> {
     const seen = this.seen;
     const issue = await this.store.latestIssue(farmId);
     // A refresh during the read may have applied changes this answer predates: then don't keep it.
@@ -126,10 +134,12 @@ export class ReadModel implements ReadSource {
     return issue;
   }
 
-  async getRun(farmId: string, issue: string): Promise<StoredRun | undefined> {
+  getRun(farmId: string, issue: string): Maybe<StoredRun | undefined> {
     const key = runKey(farmId, issue);
-    const hit = this.runs.get(key);
-    if (hit) return hit;
+    return this.runs.get(key) ?? this.readRun(key, farmId, issue);
+  }
+
+  private async readRun(key: string, farmId: string, issue: string): Promise<StoredRun | undefined> {
     const seen = this.seen;
     const run = await this.store.getRun(farmId, issue);
     if (run === undefined || this.seen !== seen) return run;

@@ -2,23 +2,29 @@
 import { notFound, outOfRange } from '../domain/errors.js';
 import { boundingDegrees, distanceKm, inRange, type RangeBox } from '../domain/geo.js';
 import { numberText } from '../domain/numberText.js';
-import type { Farm, Store } from '../store/store.js';
+import type { Box, Farm } from '../store/store.js';
+import { then, type Maybe } from './maybe.js';
 
-type SiteSource = Pick<Store, 'getFarm' | 'farmsInBox'>;
+/** What finding a site reads: a store, or the read model (which answers from memory). */
+export interface SiteSource {
+  getFarm(farmId: string): Maybe<Farm | undefined>;
+  farmsInBox(box: Box): Maybe<readonly Farm[]>;
+}
 
 export interface SiteRules {
   readonly range: RangeBox;
   readonly matchRadiusKm: number;
 }
 
-export async function farmById(store: SiteSource, farmId: string): Promise<Farm> {
-  const farm = await store.getFarm(farmId);
-  if (!farm) throw notFound(`farm_id "${farmId.slice(0, 64)}" is not a registered site.`);
-  return farm;
+export function farmById(store: SiteSource, farmId: string): Maybe<Farm> {
+  return then(store.getFarm(farmId), (farm) => {
+    if (!farm) throw notFound(`farm_id "${farmId.slice(0, 64)}" is not a registered site.`);
+    return farm;
+  });
 }
 
 /** The registered site nearest to (lat, lon) within the match radius; ties go to the smaller farm_id. */
-export async function farmNear(store: SiteSource, rules: SiteRules, lat: number, lon: number): Promise<Farm> {
+export function farmNear(store: SiteSource, rules: SiteRules, lat: number, lon: number): Maybe<Farm> {
   if (!inRange(rules.range, lat, lon)) {
     const r = rules.range;
     throw outOfRange(
@@ -27,12 +33,11 @@ export async function farmNear(store: SiteSource, rules: SiteRules, lat: number,
     );
   }
   const { dLat, dLon } = boundingDegrees(lat, rules.matchRadiusKm);
-  const candidates = await store.farmsInBox({
-    latMin: lat - dLat,
-    latMax: lat + dLat,
-    lonMin: lon - dLon,
-    lonMax: lon + dLon,
-  });
+  const box = { latMin: lat - dLat, latMax: lat + dLat, lonMin: lon - dLon, lonMax: lon + dLon };
+  return then(store.farmsInBox(box), (candidates) => nearest(candidates, rules, lat, lon));
+}
+
+function nearest(candidates: readonly Farm[], rules: SiteRules, lat: number, lon: number): Farm {
   let best: Farm | undefined;
   let bestKm = Infinity;
   for (const f of candidates) {
