@@ -20,7 +20,7 @@ import { fnv1a } from '../cache/hash.js';
 import { SizedLru } from '../cache/lru.js';
 import { prefersCsv } from './accept.js';
 import { BodyCache, type CachedBody } from './bodyCache.js';
-import { chooseCoding, entityTag, matchesIfNoneMatch, tagBase } from './conditional.js';
+import { chooseCoding, entityTag, matchesIfNoneMatch, tagBase, type Coding } from './conditional.js';
 import { DEFAULT_CACHE, type AppContext } from './context.js';
 import { JSON_TYPE } from './envelope.js';
 import { writeForecastJson } from './forecastBody.js';
@@ -48,6 +48,8 @@ interface Prepared {
   readonly disposition: string | undefined;
   /** Read model revision the answer was prepared at. */
   readonly revision: number;
+  /** Headers of the 200 answer with the identity body, made when first sent: a remembered answer is sent again and again. */
+  identityHeaders?: string[];
 }
 
 /** What of an answer depends on the (site, run) alone, computed once per pair of records. */
@@ -180,18 +182,33 @@ export class ForecastService {
 
   /** Writes the answer whole: the headers and body are known, and this is the hot path. */
   private respond(req: IncomingMessage, res: ServerResponse, p: Prepared, entry: CachedBody): void {
-    const { bytes, coding } = this.bodies.encoded(p.key, entry, chooseCoding(req.headers['accept-encoding']));
     if (entry.release) res.once('close', entry.release);
-    const headers = ['etag', entityTag(p.tag, coding), 'last-modified', p.lastModified, 'cache-control', p.cacheControl, 'vary', VARY];
-    if (notModified(req, p)) {
-      res.writeHead(304, headers);
+    const wanted = chooseCoding(req.headers['accept-encoding']);
+    const notMod = notModified(req, p);
+    if (wanted === 'identity' && !notMod) {
+      res.writeHead(200, (p.identityHeaders ??= this.headers200(p, entry.identity, 'identity')));
+      res.end(entry.identity);
+      return;
+    }
+    const { bytes, coding } = this.bodies.encoded(p.key, entry, wanted);
+    if (notMod) {
+      res.writeHead(304, this.validatorHeaders(p, coding));
       res.end();
       return;
     }
+    res.writeHead(200, this.headers200(p, bytes, coding));
+    res.end(bytes);
+  }
+
+  private validatorHeaders(p: Prepared, coding: Coding): string[] {
+    return ['etag', entityTag(p.tag, coding), 'last-modified', p.lastModified, 'cache-control', p.cacheControl, 'vary', VARY];
+  }
+
+  private headers200(p: Prepared, bytes: Buffer, coding: Coding): string[] {
+    const headers = this.validatorHeaders(p, coding);
     headers.push('content-type', p.contentType, 'content-length', String(bytes.length));
     if (coding !== 'identity') headers.push('content-encoding', coding);
     if (p.disposition !== undefined) headers.push('content-disposition', p.disposition);
-    res.writeHead(200, headers);
-    res.end(bytes);
+    return headers;
   }
 }

@@ -178,6 +178,12 @@ describe('compression', () => {
       // Any coding's tag revalidates the resource.
       const r = await app.inject({ url, headers: { 'if-none-match': String(gz.headers.etag) } });
       assert.equal(r.statusCode, 304);
+      // The identity answer's headers, kept with the remembered answer, are not those of a coded one.
+      const again = await app.inject(url);
+      assert.equal(again.headers['content-encoding'], undefined);
+      assert.equal(again.headers.etag, plain.headers.etag);
+      assert.equal(again.headers['content-length'], String(plain.rawPayload.length));
+      assert.ok(again.rawPayload.equals(plain.rawPayload));
     }
   });
 
