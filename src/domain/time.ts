@@ -38,13 +38,25 @@ function utcMs(y: number, mo: number, d: number, h: number, mi: number, s: numbe
   return daysFromCivil(y, mo, d) * 86_400_000 + h * HOUR_MS + mi * MINUTE_MS + s * 1000 + ms;
 }
 
+/** The n ASCII digits of text from `at` as a number, or -1 if any is not a digit. (Every request reads dates: no substrings.) */
+function digitsAt(text: string, at: number, n: number): number {
+  let v = 0;
+  for (let i = at; i < at + n; i++) {
+    const c = text.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
 /** An issue (run) name `yyyyMMddHH` in UTC -> epoch ms, or null when it is not a real date and hour. */
 export function parseIssue(text: string): number | null {
-  if (!/^\d{10}$/.test(text)) return null;
-  const y = Number(text.slice(0, 4));
-  const mo = Number(text.slice(4, 6));
-  const d = Number(text.slice(6, 8));
-  const h = Number(text.slice(8, 10));
+  if (text.length !== 10) return null;
+  const y = digitsAt(text, 0, 4);
+  const mo = digitsAt(text, 4, 2);
+  const d = digitsAt(text, 6, 2);
+  const h = digitsAt(text, 8, 2);
+  if (y < 0 || mo < 0 || d < 0 || h < 0) return null;
   if (!isRealDate(y, mo, d) || h > 23) return null;
   return utcMs(y, mo, d, h, 0, 0, 0);
 }
@@ -88,6 +100,50 @@ const DATE_TIME =
  * not one of the accepted forms. No offset means Beijing time.
  */
 export function parseDateTime(text: string): number | null {
+  const full = parseFullForm(text);
+  return full !== undefined ? full : parseDateTimeGeneral(text);
+}
+
+/**
+ * The full form `yyyy-MM-ddTHH:mm:ss±HH:mm` (what clients mostly send, and what
+ * this service writes) read digit by digit, with the same checks as the
+ * pattern; undefined for any other text, which the pattern reads.
+ */
+function parseFullForm(text: string): number | null | undefined {
+  if (text.length !== 25) return undefined;
+  const sep = text.charCodeAt(10);
+  const sign = text.charCodeAt(19);
+  if (
+    text.charCodeAt(4) !== 45 ||
+    text.charCodeAt(7) !== 45 ||
+    (sep !== 84 && sep !== 32) ||
+    text.charCodeAt(13) !== 58 ||
+    text.charCodeAt(16) !== 58 ||
+    (sign !== 43 && sign !== 45 && sign !== 32) ||
+    text.charCodeAt(22) !== 58
+  ) {
+    return undefined;
+  }
+  const y = digitsAt(text, 0, 4);
+  const mo = digitsAt(text, 5, 2);
+  const d = digitsAt(text, 8, 2);
+  const h = digitsAt(text, 11, 2);
+  const mi = digitsAt(text, 14, 2);
+  const s = digitsAt(text, 17, 2);
+  const oh = digitsAt(text, 20, 2);
+  const om = digitsAt(text, 23, 2);
+  if (y < 0 || mo < 0 || d < 0 || h < 0 || mi < 0 || s < 0 || oh < 0 || om < 0) return undefined;
+  if (!isRealDate(y, mo, d) || h > 23 || mi > 59 || s > 59 || oh > 23 || om > 59) return null;
+  const offsetMs = (sign === 45 ? -1 : 1) * (oh * HOUR_MS + om * MINUTE_MS);
+  return utcMs(y, mo, d, h, mi, s, 0) - offsetMs;
+}
+
+/**
+ * parseDateTime for every accepted form, by the pattern. (parseDateTime reads
+ * the full form itself first; exported so that tests hold both to the same
+ * answers.)
+ */
+export function parseDateTimeGeneral(text: string): number | null {
   const m = DATE_TIME.exec(text);
   if (!m) return null;
   const [, ys, mos, ds, hs, mis, ss, fs, z, sign, ohs, oms] = m;

@@ -9,10 +9,28 @@ import {
   HOUR_MS,
   MINUTE_MS,
   parseDateTime,
+  parseDateTimeGeneral,
   parseIssue,
 } from '../../src/domain/time.js';
 
 describe('parseIssue', () => {
+  it('is a real date and hour in exactly ten ASCII digits (property)', () => {
+    const reference = (t: string): number | null => {
+      if (!/^\d{10}$/.test(t)) return null;
+      // The platform calendar (setUTCFullYear: Date.UTC maps years 0-99 to 1900-1999); invalid dates roll over.
+      const d = new Date(0);
+      d.setUTCFullYear(Number(t.slice(0, 4)), Number(t.slice(4, 6)) - 1, Number(t.slice(6, 8)));
+      d.setUTCHours(Number(t.slice(8, 10)));
+      return formatIssue(d.getTime()) === t ? d.getTime() : null;
+    };
+    const text = fc.oneof(
+      fc.integer({ min: 0, max: 9_999_999_999 }).map((n) => String(n).padStart(10, '0')),
+      fc.string({ minLength: 9, maxLength: 11 }),
+      fc.constantFrom('2026112000 ', '+026112000', '2026-11-20', '２０２６112000', '202611200', '20261120000'),
+    );
+    fc.assert(fc.property(text, (t) => assert.equal(parseIssue(t), reference(t), t)), { numRuns: 20_000 });
+  });
+
   it('reads yyyyMMddHH as a UTC hour', () => {
     assert.equal(parseIssue('2026112000'), Date.UTC(2026, 10, 20, 0));
     assert.equal(parseIssue('2026112012'), Date.UTC(2026, 10, 20, 12));
@@ -81,6 +99,38 @@ describe('formatIssue / formatUtc / formatBeijing', () => {
 });
 
 describe('parseDateTime', () => {
+  it('reads the full form digit by digit to the same answer as the pattern, near-misses included (property)', () => {
+    // Characters of the full form, each position sometimes replaced by a near miss.
+    const digits = (n: number, max: number): fc.Arbitrary<string> => fc.integer({ min: 0, max }).map((v) => String(v).padStart(n, '0'));
+    const oneOf = (...xs: string[]): fc.Arbitrary<string> => fc.constantFrom(...xs);
+    const part = (good: fc.Arbitrary<string>, ...bad: string[]): fc.Arbitrary<string> => fc.oneof({ arbitrary: good, weight: 12 }, oneOf(...bad));
+    const text = fc
+      .tuple(
+        part(digits(4, 9999), '20a6', '-202', '２０２６'),
+        part(oneOf('-'), '/', ''),
+        part(digits(2, 13), '00', '1', 'x1'),
+        part(oneOf('-'), ':'),
+        part(digits(2, 32), '00', '2/'),
+        part(oneOf('T', ' '), 't', '_'),
+        part(digits(2, 24), '-1', '9'),
+        part(oneOf(':'), '-'),
+        part(digits(2, 60), 'a0'),
+        part(oneOf(':'), '.'),
+        part(digits(2, 60), '5'),
+        part(oneOf('+', '-', ' '), 'Z', '*'),
+        part(digits(2, 24), '0:'),
+        part(oneOf(':'), ''),
+        part(digits(2, 60), '6', '600'),
+      )
+      .map((xs) => xs.join(''));
+    fc.assert(
+      fc.property(text, (t) => {
+        assert.equal(parseDateTime(t), parseDateTimeGeneral(t), t);
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
   // 2026-11-20 08:00 Beijing = 2026-11-20 00:00 UTC
   const T = Date.UTC(2026, 10, 20, 0, 0, 0);
 
