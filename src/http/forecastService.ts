@@ -76,9 +76,21 @@ function factsOf(farm: Farm, run: StoredRun): RunFacts {
   return f;
 }
 
+/** The key text of each selection of fields (parseElements hands out one shared array per set). */
+const selectionTexts = new WeakMap<readonly number[], string>();
+
+function selectionText(elements: readonly number[]): string {
+  let t = selectionTexts.get(elements);
+  if (t === undefined) {
+    t = elements.join('.');
+    selectionTexts.set(elements, t);
+  }
+  return t;
+}
+
 function normalisedKey(plan: ForecastPlan, facts: RunFacts, csv: boolean, page: number, size: number): string {
   const shape = csv ? 'csv' : `json|${page}|${size}`;
-  return `${shape}|${facts.keyPart}|${plan.from}|${plan.to}|${plan.elements.join('.')}`;
+  return `${shape}|${facts.keyPart}|${plan.from}|${plan.to}|${selectionText(plan.elements)}`;
 }
 
 function notModified(req: IncomingMessage, p: Prepared): boolean {
