@@ -16,7 +16,7 @@ import { FORECAST_PAGE } from '../domain/limits.js';
 import { planForecast, type ForecastPlan } from '../query/forecastQuery.js';
 import { then, type Maybe } from '../query/maybe.js';
 import { ReadModel } from '../query/readModel.js';
-import { fnv1a } from '../cache/hash.js';
+import { finishHash, fnv1a, mixInt } from '../cache/hash.js';
 import { SizedLru } from '../cache/lru.js';
 import { prefersCsv } from './accept.js';
 import { BodyCache, type CachedBody } from './bodyCache.js';
@@ -57,6 +57,8 @@ interface RunFacts {
   readonly farm: Farm;
   /** The normalised key's part naming the site and the run's version. */
   readonly keyPart: string;
+  /** fnv1a of keyPart: the start of the key's hash. */
+  readonly keyPartHash: number;
   readonly lastModified: string;
 }
 
@@ -66,11 +68,8 @@ const runFacts = new WeakMap<StoredRun, RunFacts>();
 function factsOf(farm: Farm, run: StoredRun): RunFacts {
   let f = runFacts.get(run);
   if (f === undefined || f.farm !== farm) {
-    f = {
-      farm,
-      keyPart: `${farm.farmId}|${farm.lat}|${farm.lon}|${run.issue}|${run.revision}`,
-      lastModified: new Date(run.publishedAt).toUTCString(),
-    };
+    const keyPart = `${farm.farmId}|${farm.lat}|${farm.lon}|${run.issue}|${run.revision}`;
+    f = { farm, keyPart, keyPartHash: fnv1a(keyPart), lastModified: new Date(run.publishedAt).toUTCString() };
     runFacts.set(run, f);
   }
   return f;
@@ -86,6 +85,18 @@ function selectionText(elements: readonly number[]): string {
     selectionTexts.set(elements, t);
   }
   return t;
+}
+
+/**
+ * A 32-bit hash of the normalised key, from its parts rather than its text (no
+ * pass over the string): the entity tag and the body cache's admission use it.
+ */
+function keyHashOf(plan: ForecastPlan, facts: RunFacts, csv: boolean, page: number, size: number): number {
+  let selection = 0;
+  for (const e of plan.elements) selection |= 1 << e;
+  let h = mixInt(facts.keyPartHash, csv ? 0 : 1);
+  if (!csv) h = mixInt(mixInt(h, page), size);
+  return finishHash(mixInt(mixInt(mixInt(h, plan.from), plan.to), selection));
 }
 
 function normalisedKey(plan: ForecastPlan, facts: RunFacts, csv: boolean, page: number, size: number): string {
@@ -170,7 +181,7 @@ export class ForecastService {
     const { run } = plan;
     const facts = factsOf(plan.farm, run);
     const key = normalisedKey(plan, facts, csv, page, size);
-    const keyHash = fnv1a(key);
+    const keyHash = keyHashOf(plan, facts, csv, page, size);
     const prepared: Prepared = {
       key,
       tag: tagBase(run.revision, keyHash),
