@@ -17,12 +17,24 @@ export interface CachedBody {
   readonly release?: () => void;
 }
 
+/**
+ * The largest body kept, as a share of the capacity (128 KB of the default 64 MB):
+ * pages and day-long downloads are kept, whole-run CSV files (about 250 KB) are
+ * rendered each time into pooled buffers. A few large downloads then cannot push
+ * out hundreds of pages, and the process's memory does not follow the churn of
+ * large evicted bodies waiting for a full collection (docs/performance.md).
+ */
+const MAX_KEPT_SHARE = 1 / 512;
+
 export class BodyCache {
   private readonly lru: SegmentedLru<string, CachedBody>;
   private readonly sink = new ByteSink(256 * 1024);
   private readonly door = new Doorkeeper();
 
+  private readonly maxKept: number;
+
   constructor(capacityBytes: number) {
+    this.maxKept = Math.floor(capacityBytes * MAX_KEPT_SHARE);
     this.lru = new SegmentedLru(capacityBytes, (b) => 256 + b.identity.length + (b.gzip?.length ?? 0) + (b.br?.length ?? 0));
   }
 
@@ -43,7 +55,7 @@ export class BodyCache {
     if (cached) return cached;
     render(this.sink.reset());
     const written = this.sink.buf.subarray(0, this.sink.len);
-    if (this.door.admitHash(keyHash)) {
+    if (written.length <= this.maxKept && this.door.admitHash(keyHash)) {
       const entry = { identity: Buffer.from(written) };
       this.lru.set(key, entry);
       return entry;

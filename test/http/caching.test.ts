@@ -35,7 +35,8 @@ before(async () => {
     { farmId: 'WF_A', issue: '2026112012' },
     { farmId: 'PV_B', issue: '2026112000' },
   ]);
-  app = await appWith({ seriesMb: 8, bodyMb: 8, latestMaxAgeS: 60 });
+  // 32 MB: bodies up to 64 KB are kept (a 512th of the cache), so every page here is kept on its second sighting.
+  app = await appWith({ seriesMb: 8, bodyMb: 32, latestMaxAgeS: 60 });
 });
 after(async () => {
   await app.close();

@@ -23,7 +23,8 @@ let base: string;
 /** Never listens: inject() goes through the framework alone. */
 let framework: FastifyInstance;
 
-const CACHE = { seriesMb: 8, bodyMb: 8, latestMaxAgeS: 60 };
+// Bodies up to 64 KB are kept (a 512th of the cache): every page asked here.
+const CACHE = { seriesMb: 8, bodyMb: 32, latestMaxAgeS: 60 };
 /** Headers that depend on the connection or the clock, not on the answer. */
 const TRANSPORT = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
 
