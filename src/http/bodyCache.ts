@@ -1,10 +1,11 @@
 /**
  * Rendered forecast bodies, keyed by the normalised query (which includes the
  * run's revision, so a replaced run's bodies are never found again), each with
- * its compressed variants made once, on first demand.
+ * its compressed variants made once, on first demand. Bodies too large to keep
+ * whole keep only their compressed variants.
  */
 import { Doorkeeper } from '../cache/doorkeeper.js';
-import { SegmentedLru } from '../cache/lru.js';
+import { SegmentedLru, SizedLru } from '../cache/lru.js';
 import { ByteSink } from '../domain/byteSink.js';
 import { BufferPool } from './bufferPool.js';
 import { compress, MIN_COMPRESS_BYTES, type Coding } from './conditional.js';
@@ -20,11 +21,18 @@ export interface CachedBody {
 /**
  * The largest body kept, as a share of the capacity (128 KB of the default 64 MB):
  * pages and day-long downloads are kept, whole-run CSV files (about 250 KB) are
- * rendered each time into pooled buffers. A few large downloads then cannot push
+ * rendered each time into pooled buffers (their gzip and br variants are kept,
+ * see CODED_SHARE). A few large downloads then cannot push
  * out hundreds of pages, and the process's memory does not follow the churn of
  * large evicted bodies waiting for a full collection (docs/performance.md).
  */
 const MAX_KEPT_SHARE = 1 / 512;
+/**
+ * The share of the capacity for the compressed variants of bodies too large to
+ * keep whole: a gzip or br whole-run CSV is about a fifth of its size, and
+ * compressing it costs several ms, ten times its rendering.
+ */
+const CODED_SHARE = 1 / 8;
 
 export class BodyCache {
   private readonly lru: SegmentedLru<string, CachedBody>;
@@ -33,9 +41,14 @@ export class BodyCache {
 
   private readonly maxKept: number;
 
+  /** Compressed variants of bodies over maxKept, by coding and key. */
+  private readonly coded: SizedLru<string, Buffer>;
+
   constructor(capacityBytes: number) {
     this.maxKept = Math.floor(capacityBytes * MAX_KEPT_SHARE);
-    this.lru = new SegmentedLru(capacityBytes, (b) => 256 + b.identity.length + (b.gzip?.length ?? 0) + (b.br?.length ?? 0));
+    const codedBytes = Math.floor(capacityBytes * CODED_SHARE);
+    this.lru = new SegmentedLru(capacityBytes - codedBytes, (b) => 256 + b.identity.length + (b.gzip?.length ?? 0) + (b.br?.length ?? 0));
+    this.coded = new SizedLru(codedBytes, (b) => 128 + b.length);
   }
 
   private readonly pool = new BufferPool();
@@ -70,12 +83,23 @@ export class BodyCache {
       return { bytes: entry.identity, coding: 'identity' };
     }
     let bytes = entry[wanted];
-    if (!bytes) {
+    if (bytes) return { bytes, coding: wanted };
+    if (entry.release === undefined) {
       bytes = compress(entry.identity, wanted);
       entry[wanted] = bytes;
       this.lru.resize(key);
+    } else if (entry.identity.length > this.maxKept) {
+      // Too large to keep whole: its compressed variant, a fraction of the size, is kept on its own.
+      const codedKey = `${wanted}|${key}`;
+      bytes = this.coded.get(codedKey);
+      if (!bytes) {
+        bytes = compress(entry.identity, wanted);
+        if (bytes.length <= this.maxKept) this.coded.set(codedKey, bytes);
+      }
+    } else {
+      // Not kept (yet): compressed for this answer alone.
+      bytes = compress(entry.identity, wanted);
     }
-    // (An entry that was not admitted is compressed for this answer alone.)
     return { bytes, coding: wanted };
   }
 }
