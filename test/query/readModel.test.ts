@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readRunCsv } from '../../src/ingest/runCsv.js';
+import { planForecast } from '../../src/query/forecastQuery.js';
 import { ReadModel } from '../../src/query/readModel.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
-import { runCsv, seed, TEST_STORE_KIND, testStore } from '../helpers/fixtures.js';
+import { DEFAULT_RULES, runCsv, seed, TEST_STORE_KIND, testStore } from '../helpers/fixtures.js';
 
 let store: Store;
 let url: string;
@@ -68,6 +69,21 @@ test('current: false before the first sync, after a commit through the store and
   await syncedNow();
   await sleep(store.changePollMs + 1);
   assert.equal(m.current, false, 'other processes may have committed since the last check');
+});
+
+test('over a warmed read model a forecast is planned at once; a run not yet read is a promise', async () => {
+  const m = new ReadModel(store, 1 << 20);
+  await m.sync();
+  const params = { farmId: 'WF_A', issue: '2026112000', elements: ['t2m'] };
+  const cold = planForecast(m, DEFAULT_RULES, params);
+  assert.ok(cold instanceof Promise, 'the first plan reads the run from the store');
+  const planned = await cold;
+  const warm = planForecast(m, DEFAULT_RULES, params);
+  assert.ok(!(warm instanceof Promise), 'the run is cached: no promise');
+  assert.equal(warm.run.revision, planned.run.revision);
+  assert.deepEqual([warm.from, warm.to], [planned.from, planned.to]);
+  // Planning errors are thrown at once too.
+  assert.throws(() => planForecast(m, DEFAULT_RULES, { farmId: 'NOPE' }), /not a registered site/);
 });
 
 test('a commit by another connection is seen once the poll interval has passed', async () => {
