@@ -7,11 +7,10 @@
  * later key whose slot is taken replaces the one there, so under a stream of
  * one-off keys a sighting is remembered for about as many further keys as the
  * table has slots. A hash collision only admits a key early. The table is
- * allocated once: a Set of sightings, cleared when full, cost an old-generation
- * table of about 1.5 MB per refill, and under the mixed load the resulting
- * mark-compacts were the largest pauses (docs/performance.md).
+ * allocated once and nothing is allocated per key (a Set of sightings, cleared
+ * when full, grew a new table of about 1.5 MB in the old generation per refill).
  */
-import { fnv1a } from './hash.js';
+import { finishHash, fnv1a } from './hash.js';
 
 export class Doorkeeper {
   private readonly table: Uint32Array;
@@ -33,10 +32,8 @@ export class Doorkeeper {
   admitHash(keyHash: number): boolean {
     // 0 marks an empty slot, so a key hashing to 0 is kept as 1 (a collision at worst).
     const h = keyHash || 1;
-    // FNV-1a's high bits are poorly spread for keys that differ in a few digits: mix before taking the slot.
-    let m = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-    m = Math.imul(m ^ (m >>> 13), 0xc2b2ae35);
-    const slot = this.shift === 32 ? 0 : (m ^ (m >>> 16)) >>> this.shift;
+    // FNV-1a's high bits are poorly spread for keys that differ in a few digits: avalanche before taking the slot.
+    const slot = this.shift === 32 ? 0 : finishHash(h) >>> this.shift;
     if (this.table[slot] === h) return true;
     this.table[slot] = h;
     return false;
