@@ -61,7 +61,7 @@ export class BodyCache {
   /**
    * The cached body for the key, or one rendered now: kept if the key was asked
    * before, else in a pooled buffer to be released once sent (`release` set).
-   * keyHash is fnv1a(key), which the caller has computed for the entity tag.
+   * keyHash is the key's 32-bit hash, which the caller has computed for the entity tag.
    */
   body(key: string, keyHash: number, render: (sink: ByteSink) => void): CachedBody {
     const cached = this.lru.get(key);

@@ -11,7 +11,7 @@ export type Coding = 'identity' | 'gzip' | 'br';
 /** Bodies smaller than this are sent as they are: compression would not pay. */
 export const MIN_COMPRESS_BYTES = 1024;
 
-/** The entity tag, without quotes and coding, of one (run revision, normalised query), from the query's fnv1a hash. */
+/** The entity tag, without quotes and coding, of one (run revision, normalised query), from the query's 32-bit hash. */
 export const tagBase = (revision: number, keyHash: number): string => `${revision.toString(36)}-${keyHash.toString(36)}`;
 
 /** The entity tag of a representation: the base, marked per content coding. */

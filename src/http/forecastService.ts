@@ -75,33 +75,22 @@ function factsOf(farm: Farm, run: StoredRun): RunFacts {
   return f;
 }
 
-/** The key text of each selection of fields (parseElements hands out one shared array per set). */
-const selectionTexts = new WeakMap<readonly number[], string>();
-
-function selectionText(elements: readonly number[]): string {
-  let t = selectionTexts.get(elements);
-  if (t === undefined) {
-    t = elements.join('.');
-    selectionTexts.set(elements, t);
-  }
-  return t;
-}
-
 /**
- * A 32-bit hash of the normalised key, from its parts rather than its text (no
- * pass over the string): the entity tag and the body cache's admission use it.
+ * The normalised key of an answer's body (everything that decides its bytes)
+ * and its 32-bit hash, from the same parts in one place: the entity tag and the
+ * body cache's admission use the hash, which is mixed from the parts rather
+ * than read from the key's text. The field selection enters both as its mask.
  */
-function keyHashOf(plan: ForecastPlan, facts: RunFacts, csv: boolean, page: number, size: number): number {
+function bodyKey(plan: ForecastPlan, facts: RunFacts, csv: boolean, page: number, size: number): { key: string; hash: number } {
   let selection = 0;
   for (const e of plan.elements) selection |= 1 << e;
   let h = mixInt(facts.keyPartHash, csv ? 0 : 1);
   if (!csv) h = mixInt(mixInt(h, page), size);
-  return finishHash(mixInt(mixInt(mixInt(h, plan.from), plan.to), selection));
-}
-
-function normalisedKey(plan: ForecastPlan, facts: RunFacts, csv: boolean, page: number, size: number): string {
   const shape = csv ? 'csv' : `json|${page}|${size}`;
-  return `${shape}|${facts.keyPart}|${plan.from}|${plan.to}|${selectionText(plan.elements)}`;
+  return {
+    key: `${shape}|${facts.keyPart}|${plan.from}|${plan.to}|${selection}`,
+    hash: finishHash(mixInt(mixInt(mixInt(h, plan.from), plan.to), selection)),
+  };
 }
 
 function notModified(req: IncomingMessage, p: Prepared): boolean {
@@ -180,8 +169,7 @@ export class ForecastService {
     const size = q.size ?? FORECAST_PAGE.defaultSize;
     const { run } = plan;
     const facts = factsOf(plan.farm, run);
-    const key = normalisedKey(plan, facts, csv, page, size);
-    const keyHash = keyHashOf(plan, facts, csv, page, size);
+    const { key, hash: keyHash } = bodyKey(plan, facts, csv, page, size);
     const prepared: Prepared = {
       key,
       tag: tagBase(run.revision, keyHash),
