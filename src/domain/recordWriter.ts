@@ -159,6 +159,8 @@ interface ScaledTexts {
 }
 
 const scaledTexts: (ScaledTexts | undefined)[] = [];
+/** For raw columns, which are written by their own text: no table to build. */
+const NO_TEXTS: ScaledTexts = { words: new Uint32Array(0), lens: new Uint8Array(0) };
 
 function textsOf(d: number): ScaledTexts {
   let t = scaledTexts[d];
@@ -280,7 +282,7 @@ export function writeRecords(
     values.push(scratch[j]!);
     const d = view.column(e, from, to, scratch[j]!);
     decimals.push(d);
-    const t = textsOf(d < 0 ? 0 : d);
+    const t = d < 0 ? NO_TEXTS : textsOf(d);
     textWords.push(t.words);
     textLens.push(t.lens);
     keyViews.push(p.fields[e]!);

@@ -60,3 +60,8 @@ test('the table edge and the largest six-decimal entries are spelled in full', (
     '-0.000001',
   ]);
 });
+
+test('a raw column (values beyond six decimals) is written by its shortest round-trip text', () => {
+  const values = [0.1 + 0.2, 1e-7, -123456.7890123, NaN, 5e-324, 65535.0000001];
+  assert.deepEqual(rendered(values), values.map((v) => (Number.isNaN(v) ? 'null' : numberText(v))));
+});
