@@ -133,9 +133,24 @@ function parseFullForm(text: string): number | null | undefined {
   const oh = digitsAt(text, 20, 2);
   const om = digitsAt(text, 23, 2);
   if (y < 0 || mo < 0 || d < 0 || h < 0 || mi < 0 || s < 0 || oh < 0 || om < 0) return undefined;
+  return checkedMs(y, mo, d, h, mi, s, 0, sign === 45 ? -1 : 1, oh, om);
+}
+
+/** Epoch ms of a local date-time at offset sign × oh:om, or null when a field is out of range. Both readers end here. */
+function checkedMs(
+  y: number,
+  mo: number,
+  d: number,
+  h: number,
+  mi: number,
+  s: number,
+  ms: number,
+  sign: number,
+  oh: number,
+  om: number,
+): number | null {
   if (!isRealDate(y, mo, d) || h > 23 || mi > 59 || s > 59 || oh > 23 || om > 59) return null;
-  const offsetMs = (sign === 45 ? -1 : 1) * (oh * HOUR_MS + om * MINUTE_MS);
-  return utcMs(y, mo, d, h, mi, s, 0) - offsetMs;
+  return utcMs(y, mo, d, h, mi, s, ms) - sign * (oh * HOUR_MS + om * MINUTE_MS);
 }
 
 /**
@@ -147,23 +162,9 @@ export function parseDateTimeGeneral(text: string): number | null {
   const m = DATE_TIME.exec(text);
   if (!m) return null;
   const [, ys, mos, ds, hs, mis, ss, fs, z, sign, ohs, oms] = m;
-  const y = Number(ys);
-  const mo = Number(mos);
-  const d = Number(ds);
-  if (!isRealDate(y, mo, d)) return null;
-  const h = hs === undefined ? 0 : Number(hs);
-  const mi = mis === undefined ? 0 : Number(mis);
-  const s = ss === undefined ? 0 : Number(ss);
+  const num = (t: string | undefined): number => (t === undefined ? 0 : Number(t));
   const frac = fs === undefined ? 0 : Number(fs.padEnd(3, '0'));
-  if (h > 23 || mi > 59 || s > 59) return null;
-  let offsetMs = BEIJING_OFFSET_MS;
-  if (z !== undefined) {
-    offsetMs = 0;
-  } else if (sign !== undefined) {
-    const oh = Number(ohs);
-    const om = Number(oms);
-    if (oh > 23 || om > 59) return null;
-    offsetMs = (sign === '-' ? -1 : 1) * (oh * HOUR_MS + om * MINUTE_MS);
-  }
-  return utcMs(y, mo, d, h, mi, s, frac) - offsetMs;
+  // No offset means Beijing time; Z is +00:00.
+  const [oh, om] = z !== undefined ? [0, 0] : sign !== undefined ? [Number(ohs), Number(oms)] : [BEIJING_OFFSET_MS / HOUR_MS, 0];
+  return checkedMs(Number(ys), Number(mos), Number(ds), num(hs), num(mis), num(ss), frac, sign === '-' ? -1 : 1, oh, om);
 }

@@ -81,7 +81,13 @@ function factsOf(farm: Farm, run: StoredRun): RunFacts {
  * body cache's admission use the hash, which is mixed from the parts rather
  * than read from the key's text. The field selection enters both as its mask.
  */
-function bodyKey(plan: ForecastPlan, facts: RunFacts, csv: boolean, page: number, size: number): { key: string; hash: number } {
+function bodyKey(
+  plan: ForecastPlan,
+  facts: RunFacts,
+  csv: boolean,
+  page: number,
+  size: number,
+): { key: string; hash: number } {
   let selection = 0;
   for (const e of plan.elements) selection |= 1 << e;
   let h = mixInt(facts.keyPartHash, csv ? 0 : 1);
