@@ -63,10 +63,9 @@ export class ReadModel implements ReadSource {
   sync(): Promise<void> {
     // A commit noticed while a refresh is under way may postdate what that refresh read.
     if (this.pending) return this.dirty ? this.pending.then(() => this.sync()) : this.pending;
-    const now = performance.now();
-    if (!this.dirty && now - this.checkedAt < this.store.changePollMs) return DONE;
+    if (this.current) return DONE;
     this.dirty = false;
-    this.checkedAt = now;
+    this.checkedAt = performance.now();
     this.pending = this.refresh()
       .catch((err: unknown) => {
         this.dirty = true;
