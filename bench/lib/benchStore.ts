@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEMO_SITES, demoIssues, type DemoSite } from '../../src/demo/sites.js';
 import { demoSeries } from '../../src/demo/weather.js';
+import { SERIES_FORMAT } from '../../src/domain/codec.js';
 import { formatIssue } from '../../src/domain/time.js';
 import { openStore } from '../../src/store/openStore.js';
 
@@ -38,7 +39,8 @@ export function benchIssues(runs: number): string[] {
 /** Path of a store of sites x runs, building it when absent. */
 export async function benchStore(sites: number, runs: number, log: (m: string) => void = (m) => process.stderr.write(m + '\n')): Promise<string> {
   mkdirSync(BENCH_DIR, { recursive: true });
-  const path = join(BENCH_DIR, `store-${sites}x${runs}.db`);
+  // Named by the series format, so that a store written by an older encoder is not measured as this one's.
+  const path = join(BENCH_DIR, `store-${sites}x${runs}-f${SERIES_FORMAT}.db`);
   if (existsSync(path)) return path;
   const tmp = `${path}.building`;
   rmSync(tmp, { force: true });

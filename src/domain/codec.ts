@@ -1,29 +1,62 @@
 /**
  * Series codec: one (site, run) series <-> one blob, as kept by every store.
  *
- * Format 2 (compact, written now). Forecast values are decimal text with few
+ * Format 3 (compact, written now). Forecast values are decimal text with few
  * digits and move smoothly in time, so each column is kept as integers scaled by
  * 10^d (the smallest d <= 6 that reproduces every value of the column exactly),
- * delta-coded, zigzag-mapped and written as varints. Deltas restart at every
- * chunk of CHUNK records, so a page of a run decodes only the chunks and columns
- * it shows. A column that no scale reproduces exactly (more than 6 decimals, huge
+ * cut into chunks of CHUNK records that decode on their own, so that a page of
+ * a run decodes only the chunks and columns it shows. Each chunk of a column is
+ * written in whichever of three encodings is smallest for it:
+ *
+ * - PACK1: the first value, then the differences between neighbours (zigzag),
+ *   bit-packed at the chunk's widest width (at most 24 bits): smooth noisy
+ *   fields (temperature, humidity, wind);
+ * - PACK2: the first value and first difference, then the differences of the
+ *   differences, bit-packed: trends (pressure, steady ramps, constant columns);
+ * - SPARSE: the first value, then for each group of 8 differences a byte
+ *   flagging which are not zero, followed by those as varints: fields that
+ *   stand still for hours and then jump (accumulated radiation at night,
+ *   precipitation), and any column whose differences are too wide to pack.
+ *
+ * A column that no scale reproduces exactly (more than 6 decimals, huge
  * magnitudes, or -0) is kept as raw float64: the round trip is always bit-exact.
  *
- *   u8 2 | varint n | steps: varint k0, then varint (k_i - k_{i-1} - 1)
+ *   u8 3 | varint n | when n > 0: varint (k0 << 1 | gapped), and when gapped
+ *     n - 1 varints (k_i - k_{i-1} - 1)
  *   | 15 column heads: u8 (mode << 4 | hasMissing << 3 | decimals)
  *   | presence bitmaps of the columns that have missing values (bit set = present)
  *   | for each scaled column: varint byte length of each chunk
  *   | column data in catalogue order: scaled chunks, or n float64 LE (NaN = missing)
+ *   | 4 zero bytes (so that bit-unpacking may read a whole 32-bit word anywhere)
  *
- * Format 1 (plain float64 columns) is still read.
+ * A scaled chunk with no present value has no bytes; any other starts with
+ * u8 (encoding << 5 | width) and varint zigzag(first value); PACK2 follows with
+ * varint zigzag(first difference). Bits are packed from the least significant.
+ *
+ * Format 2 (every chunk a run of varint zigzag deltas, steps as n varint gaps)
+ * and format 1 (plain float64 columns) are still read.
  */
 import { ELEMENT_COUNT } from './elements.js';
 import { emptySeries, type RunSeries } from './run.js';
-import { SeriesView, CHUNK, MODE_ALL_MISSING, MODE_RAW, MODE_SCALED } from './seriesView.js';
-import { ByteReader, ByteWriter, zigzag } from './varint.js';
+import {
+  SeriesView,
+  CHUNK,
+  ENC_PACK1,
+  ENC_PACK2,
+  ENC_SPARSE,
+  FORMAT_V2,
+  FORMAT_V3,
+  MAX_PACK_WIDTH,
+  MODE_ALL_MISSING,
+  MODE_RAW,
+  MODE_SCALED,
+  TAIL_PADDING,
+} from './seriesView.js';
+import { ByteReader, ByteWriter, varintLength, zigzag } from './varint.js';
 
 const FORMAT_PLAIN = 1;
-const FORMAT_COMPACT = 2;
+/** The format encodeSeries() writes. */
+export const SERIES_FORMAT = FORMAT_V3;
 const MAX_DECIMALS = 6;
 /** Scaled integers stay within 2^50 so that deltas and zigzag stay exact doubles. */
 const MAX_SCALED = 2 ** 50;
@@ -58,15 +91,16 @@ export function encodeSeries(series: RunSeries): Uint8Array {
   const n = series.steps.length;
   const chunks = Math.ceil(n / CHUNK);
   const w = new ByteWriter(64 + n * 24);
-  w.byte(FORMAT_COMPACT);
+  w.byte(SERIES_FORMAT);
   w.varint(n);
-  let prev = -1;
-  for (let i = 0; i < n; i++) {
-    const k = series.steps[i]!;
-    if (k <= prev) throw new Error('series steps must be strictly ascending');
-    w.varint(i === 0 ? k : k - prev - 1);
-    prev = k;
+  const steps = series.steps;
+  let gapped = 0;
+  for (let i = 1; i < n; i++) {
+    if (steps[i]! <= steps[i - 1]!) throw new Error('series steps must be strictly ascending');
+    if (steps[i]! !== steps[i - 1]! + 1) gapped = 1;
   }
+  if (n > 0) w.varint(steps[0]! * 2 + gapped);
+  if (gapped) for (let i = 1; i < n; i++) w.varint(steps[i]! - steps[i - 1]! - 1);
   const heads: number[] = [];
   const bitmaps: Uint8Array[] = [];
   for (let e = 0; e < ELEMENT_COUNT; e++) {
@@ -95,6 +129,7 @@ export function encodeSeries(series: RunSeries): Uint8Array {
   // Chunk data is written to a second buffer first, since the lengths come before it.
   const data = new ByteWriter(n * 20);
   const lengths: number[] = [];
+  const present: number[] = [];
   const raw = new DataView(new ArrayBuffer(8));
   const rawBytes = new Uint8Array(raw.buffer);
   for (let e = 0; e < ELEMENT_COUNT; e++) {
@@ -109,21 +144,91 @@ export function encodeSeries(series: RunSeries): Uint8Array {
       const p = POW10[heads[e]! & 7]!;
       for (let c = 0; c < chunks; c++) {
         const start = data.len;
-        let last = 0;
+        present.length = 0;
         for (let i = c * CHUNK; i < Math.min(n, (c + 1) * CHUNK); i++) {
           const v = col[i]!;
-          if (Number.isNaN(v)) continue;
-          const s = Math.round(v * p);
-          data.varint(zigzag(s - last));
-          last = s;
+          if (!Number.isNaN(v)) present.push(Math.round(v * p));
         }
+        if (present.length > 0) writeChunk(data, present);
         lengths.push(data.len - start);
       }
     }
   }
   for (const l of lengths) w.varint(l);
   w.bytes(data.buf.subarray(0, data.len));
+  for (let i = 0; i < TAIL_PADDING; i++) w.byte(0);
   return w.take();
+}
+
+/** Bits needed for a non-negative integer below 2^53. */
+const bitWidth = (z: number): number => (z < 2 ** 31 ? 32 - Math.clz32(z) : 31 + bitWidth(Math.floor(z / 2 ** 31)));
+
+/** Writes values of `width` bits each (width <= 24), least significant first. */
+function pack(w: ByteWriter, values: readonly number[], width: number): void {
+  let acc = 0;
+  let bits = 0;
+  for (let j = 0; j < values.length; j++) {
+    acc |= values[j]! << bits;
+    bits += width;
+    while (bits >= 8) {
+      w.byte(acc & 255);
+      acc >>>= 8;
+      bits -= 8;
+    }
+  }
+  if (bits > 0) w.byte(acc & 255);
+}
+
+/**
+ * One chunk's present scaled values (at least one) in the smallest of the three
+ * encodings (see the format above). Ties go to PACK1, then PACK2: they decode
+ * with the fewest branches.
+ */
+function writeChunk(w: ByteWriter, v: readonly number[]): void {
+  const m = v.length;
+  const z1: number[] = [];
+  const z2: number[] = [];
+  let max1 = 0;
+  let max2 = 0;
+  let sparseBytes = Math.ceil((m - 1) / 8);
+  for (let j = 1; j < m; j++) {
+    const d = v[j]! - v[j - 1]!;
+    const z = zigzag(d);
+    z1.push(z);
+    if (z > max1) max1 = z;
+    if (d !== 0) sparseBytes += varintLength(z);
+    if (j >= 2) {
+      // Scaled values stay within 2^50, so this difference of differences is an exact double.
+      const dd = d - (v[j - 1]! - v[j - 2]!);
+      const zz = Math.abs(dd) < 2 ** MAX_PACK_WIDTH ? zigzag(dd) : Infinity;
+      z2.push(zz);
+      if (zz > max2) max2 = zz;
+    }
+  }
+  const w1 = max1 < 2 ** MAX_PACK_WIDTH ? bitWidth(max1) : Infinity;
+  const w2 = max2 < 2 ** MAX_PACK_WIDTH ? bitWidth(max2) : Infinity;
+  const size1 = Math.ceil(((m - 1) * w1) / 8);
+  const size2 = m >= 2 ? varintLength(z1[0]!) + Math.ceil(((m - 2) * w2) / 8) : Infinity;
+  const first = zigzag(v[0]!);
+  if (size1 <= size2 && size1 <= sparseBytes) {
+    w.byte((ENC_PACK1 << 5) | w1);
+    w.varint(first);
+    pack(w, z1, w1);
+  } else if (size2 <= sparseBytes) {
+    w.byte((ENC_PACK2 << 5) | w2);
+    w.varint(first);
+    w.varint(z1[0]!);
+    pack(w, z2, w2);
+  } else {
+    w.byte(ENC_SPARSE << 5);
+    w.varint(first);
+    for (let g = 0; g < z1.length; g += 8) {
+      let flags = 0;
+      for (let k = g; k < Math.min(g + 8, z1.length); k++) if (z1[k] !== 0) flags |= 1 << (k - g);
+      w.byte(flags);
+      for (let k = g; k < Math.min(g + 8, z1.length); k++) if (z1[k] !== 0) w.varint(z1[k]!);
+    }
+  }
 }
 
 function decodePlain(buf: Buffer): RunSeries {
@@ -146,8 +251,8 @@ export function openSeries(blob: Uint8Array): SeriesView {
   if (blob.length > 0 && blob[0] === FORMAT_PLAIN) {
     return SeriesView.ofSeries(decodePlain(Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength)));
   }
-  if (blob.length === 0 || blob[0] !== FORMAT_COMPACT) throw new Error(`unknown series format ${blob[0]}`);
-  return SeriesView.parse(new ByteReader(blob, 1));
+  if (blob.length === 0 || (blob[0] !== FORMAT_V2 && blob[0] !== FORMAT_V3)) throw new Error(`unknown series format ${blob[0]}`);
+  return SeriesView.parse(new ByteReader(blob, 1), blob[0]);
 }
 
 /** The whole series, decoded. */

@@ -1,6 +1,7 @@
 /**
- * Random access into an encoded series (format 2, see codec.ts): the grid steps
- * are decoded once; values are decoded per chunk and column only when asked.
+ * Random access into an encoded series (formats 2 and 3, see codec.ts): the
+ * grid steps are decoded once; values are decoded per chunk and column only
+ * when asked.
  */
 import { ELEMENT_COUNT } from './elements.js';
 import { emptySeries, MAX_STEP, type RunSeries } from './run.js';
@@ -12,6 +13,16 @@ export const CHUNK = 96;
 export const MODE_SCALED = 0;
 export const MODE_RAW = 1;
 export const MODE_ALL_MISSING = 2;
+export const FORMAT_V2 = 2;
+export const FORMAT_V3 = 3;
+/** Chunk encodings of format 3 (the high 3 bits of a chunk's first byte). */
+export const ENC_SPARSE = 0;
+export const ENC_PACK1 = 1;
+export const ENC_PACK2 = 2;
+/** Widest packed value: with a shift of up to 7 it still fits one 32-bit word. */
+export const MAX_PACK_WIDTH = 24;
+/** Zero bytes after a format 3 blob's data, so that unpacking may read a 32-bit word at any data byte. */
+export const TAIL_PADDING = 4;
 
 const POW10 = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000];
 /** k at index k: the steps of every gapless run are a window of this. */
@@ -47,8 +58,100 @@ const columnHeads = keepRecent(256, (heads: string) => {
 /** Scratch for decoding steps (parsing is synchronous). */
 const STEPS = new Uint16Array(MAX_STEP + 1);
 
+const truncated = (): never => {
+  throw new Error('series blob is truncated');
+};
+
+/** Where readVarint() stopped: set by every call (decoding is synchronous). */
+let varintEnd = 0;
+
+/** The varint at buf[pos], which must end before stop; its end in varintEnd. */
+function readVarint(buf: Uint8Array, pos: number, stop: number): number {
+  if (pos >= stop) truncated();
+  let b = buf[pos++]!;
+  let z = b & 127;
+  for (let mul = 128; b >= 128; mul *= 128) {
+    if (pos >= stop || mul > 2 ** 49) throw new Error('series blob has a malformed varint');
+    b = buf[pos++]!;
+    z += (b & 127) * mul;
+  }
+  varintEnd = pos;
+  return z;
+}
+
+/** Int32 arithmetic when the zigzag value fits (nearly always): % on doubles is a library call. */
+const fromZigzag = (z: number): number => (z < 0x80000000 ? (z >>> 1) ^ -(z & 1) : unzigzag(z));
+
+/** Format 2 steps: n varint gaps (the first is k0). Gapless runs are recognised by a plain byte scan first. */
+function readStepsV2(r: ByteReader, n: number): Uint16Array {
+  const buf = r.buf;
+  const end = r.end;
+  let pos = r.pos;
+  let k = -1;
+  let contiguous = true;
+  let first = 0;
+  let zeros = 0;
+  if (n > 0 && pos < end && buf[pos]! < 128) {
+    first = buf[pos]!;
+    while (zeros < n - 1 && pos + 1 + zeros < end && buf[pos + 1 + zeros] === 0) zeros++;
+  }
+  const gapless = n > 0 && zeros === n - 1 && buf[pos]! < 128 && first + n - 1 <= MAX_STEP;
+  if (gapless) {
+    STEPS[0] = first;
+    k = first + n - 1;
+    pos += n;
+  }
+  for (let i = gapless ? n : 0; i < n; i++) {
+    if (pos >= end) truncated();
+    let b = buf[pos++]!;
+    let gap = b & 127;
+    for (let mul = 128; b >= 128; mul *= 128) {
+      if (pos >= end || mul > 2 ** 21) throw new Error('series blob has a malformed step');
+      b = buf[pos++]!;
+      gap += (b & 127) * mul;
+    }
+    if (i > 0 && gap !== 0) contiguous = false;
+    k = i === 0 ? gap : k + 1 + gap;
+    if (k > MAX_STEP) throw new Error('series blob has a step out of range');
+    STEPS[i] = k;
+  }
+  r.pos = pos;
+  return stepsOf(n, contiguous);
+}
+
+/** Format 3 steps: the first step and a gap flag; the gaps only when there are any. */
+function readStepsV3(r: ByteReader, n: number): Uint16Array {
+  if (n === 0) return stepsOf(0, true);
+  const head = r.varint();
+  let k = Math.floor(head / 2);
+  const gapped = head % 2 === 1;
+  if (k > MAX_STEP || (!gapped && k + n - 1 > MAX_STEP)) throw new Error('series blob has a step out of range');
+  STEPS[0] = k;
+  if (!gapped) return GRID.subarray(k, k + n);
+  let contiguous = true;
+  for (let i = 1; i < n; i++) {
+    const gap = r.varint();
+    if (gap !== 0) contiguous = false;
+    k += 1 + gap;
+    if (k > MAX_STEP) throw new Error('series blob has a step out of range');
+    STEPS[i] = k;
+  }
+  return stepsOf(n, contiguous);
+}
+
+/** The n steps in STEPS: most runs have no gaps, and their steps are a window of one shared array. */
+const stepsOf = (n: number, contiguous: boolean): Uint16Array =>
+  n === 0 ? new Uint16Array(0) : contiguous ? GRID.subarray(STEPS[0]!, STEPS[0]! + n) : STEPS.slice(0, n);
+
+/** Whether any record in [from, to) is present in a column's bitmap. */
+function anyPresent(bitmap: Uint8Array, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if ((bitmap[i >> 3]! & (1 << (i & 7))) !== 0) return true;
+  return false;
+}
+
 export class SeriesView {
   private constructor(
+    private readonly format: number,
     readonly steps: Uint16Array,
     private readonly modes: Uint8Array,
     private readonly decimals: Uint8Array,
@@ -69,44 +172,10 @@ export class SeriesView {
     return this.steps.length;
   }
 
-  static parse(r: ByteReader): SeriesView {
+  static parse(r: ByteReader, format: number): SeriesView {
     const n = r.varint();
     if (n > 1441) throw new Error('series blob claims too many records');
-    const buf = r.buf;
-    const end = r.end;
-    let pos = r.pos;
-    let k = -1;
-    let contiguous = true;
-    // Most runs are gapless: a first step, then n - 1 zero gaps. Recognise that by a plain byte scan first.
-    let first = 0;
-    let zeros = 0;
-    if (n > 0 && pos < end && buf[pos]! < 128) {
-      first = buf[pos]!;
-      while (zeros < n - 1 && pos + 1 + zeros < end && buf[pos + 1 + zeros] === 0) zeros++;
-    }
-    const gapless = n > 0 && zeros === n - 1 && buf[pos]! < 128 && first + n - 1 <= MAX_STEP;
-    if (gapless) {
-      STEPS[0] = first;
-      k = first + n - 1;
-      pos += n;
-    }
-    for (let i = gapless ? n : 0; i < n; i++) {
-      if (pos >= end) throw new Error('series blob is truncated');
-      let b = buf[pos++]!;
-      let gap = b & 127;
-      for (let mul = 128; b >= 128; mul *= 128) {
-        if (pos >= end || mul > 2 ** 21) throw new Error('series blob has a malformed step');
-        b = buf[pos++]!;
-        gap += (b & 127) * mul;
-      }
-      if (i > 0 && gap !== 0) contiguous = false;
-      k = i === 0 ? gap : k + 1 + gap;
-      if (k > MAX_STEP) throw new Error('series blob has a step out of range');
-      STEPS[i] = k;
-    }
-    r.pos = pos;
-    // Most runs have no gaps: their steps are a window of one shared array.
-    const steps = n === 0 ? new Uint16Array(0) : contiguous ? GRID.subarray(STEPS[0]!, STEPS[0]! + n) : STEPS.slice(0, n);
+    const steps = format === FORMAT_V3 ? readStepsV3(r, n) : readStepsV2(r, n);
     const { modes, decimals, hasMissing, anyMissing } = columnHeads(String.fromCharCode.apply(null, r.bytes(ELEMENT_COUNT) as unknown as number[]));
     let bitmaps = NO_COLUMNS as (Uint8Array | undefined)[];
     if (anyMissing) {
@@ -133,15 +202,16 @@ export class SeriesView {
         }
         chunkStarts[e * stride + chunks] = at;
       } else if (modes[e] === MODE_RAW) {
-        const bytes = r.buf.slice(at, at + 8 * n);
+        // A copy of its own, 8-aligned: Buffer's slice() would share the blob's memory (and its offset).
+        const bytes = Uint8Array.prototype.slice.call(r.buf, at, at + 8 * n);
         if (bytes.length !== 8 * n) throw new Error('series blob is truncated');
         raw = new Float64Array(bytes.buffer, 0, n);
         at += 8 * n;
       }
       if (raws !== NO_COLUMNS) raws.push(raw);
     }
-    if (at !== r.end) throw new Error('series blob has the wrong length');
-    return new SeriesView(steps, modes, decimals, bitmaps, chunkStarts, stride, raws, r.buf);
+    if (at + (format === FORMAT_V3 ? TAIL_PADDING : 0) !== r.end) throw new Error('series blob has the wrong length');
+    return new SeriesView(format, steps, modes, decimals, bitmaps, chunkStarts, stride, raws, r.buf);
   }
 
   /** A view over an already decoded series (older blob formats): every column raw. */
@@ -149,6 +219,7 @@ export class SeriesView {
     const modes = new Uint8Array(ELEMENT_COUNT).fill(MODE_RAW);
     const raws = s.columns.map((c) => Float64Array.from(c));
     return new SeriesView(
+      FORMAT_V3,
       Uint16Array.from(s.steps),
       modes,
       new Uint8Array(ELEMENT_COUNT),
@@ -210,45 +281,121 @@ export class SeriesView {
       // A bitmap lies in the blob: the same place in the copy.
       for (const b of this.bitmaps) bitmaps.push(b && buf.subarray(b.byteOffset - this.buf.byteOffset, b.byteOffset - this.buf.byteOffset + b.length));
     }
-    return new SeriesView(steps, this.modes, this.decimals, bitmaps, chunkStarts, this.stride, raws, buf);
+    return new SeriesView(this.format, steps, this.modes, this.decimals, bitmaps, chunkStarts, this.stride, raws, buf);
+  }
+
+  /** The scaled integers of column e for records [from, to) into out[0 ...], NaN where missing. */
+  private scaled(e: number, from: number, to: number, out: Float64Array): void {
+    if (this.bitmaps[e] !== undefined) out.fill(NaN, 0, to - from);
+    const last = Math.min(to, this.steps.length);
+    for (let c = (from / CHUNK) | 0; c * CHUNK < to; c++) {
+      const start = c * CHUNK;
+      const end = Math.min(last, start + CHUNK);
+      if (this.format === FORMAT_V3) this.chunkV3(e, c, start, from, end, out);
+      else this.chunkV2(e, c, start, from, end, out);
+    }
   }
 
   /**
-   * The scaled integers of column e for records [from, to) into out[0 ...], NaN
-   * where missing. Varints are read inline: this is the decoding loop of every
-   * uncached page.
+   * Records [start, end) of chunk c of column e (start = its first record); those
+   * from `from` on go to out[i - from]. This and chunkV2 are the decoding loops
+   * of every uncached page.
    */
-  private scaled(e: number, from: number, to: number, out: Float64Array): void {
-    const starts = this.chunkStarts;
-    const base = e * this.stride;
-    const bitmap = this.bitmaps[e];
+  private chunkV3(e: number, c: number, start: number, from: number, end: number, out: Float64Array): void {
     const buf = this.buf;
-    const n = this.steps.length;
-    if (bitmap !== undefined) out.fill(NaN, 0, to - from);
-    for (let c = (from / CHUNK) | 0; c * CHUNK < to; c++) {
-      let pos = starts[base + c]!;
-      const stop = starts[base + c + 1]!;
-      let last = 0;
-      const end = Math.min(to, (c + 1) * CHUNK, n);
-      for (let i = c * CHUNK; i < end; i++) {
+    const bitmap = this.bitmaps[e];
+    let pos = this.chunkStarts[e * this.stride + c]!;
+    const stop = this.chunkStarts[e * this.stride + c + 1]!;
+    if (pos === stop) {
+      // A chunk with no bytes has no present value (out already holds NaN there).
+      if (bitmap === undefined || anyPresent(bitmap, start, end)) truncated();
+      return;
+    }
+    const head = buf[pos]!;
+    const enc = head >> 5;
+    const width = head & 31;
+    if (enc > ENC_PACK2 || width > MAX_PACK_WIDTH) throw new Error('series blob has a bad chunk head');
+    let value = fromZigzag(readVarint(buf, pos + 1, stop));
+    pos = varintEnd;
+    let delta = 0;
+    if (enc === ENC_PACK2) {
+      delta = fromZigzag(readVarint(buf, pos, stop));
+      pos = varintEnd;
+    }
+    // The first present value is `value` itself; the loops below go on from the record after it.
+    let i = start;
+    while (bitmap !== undefined && (bitmap[i >> 3]! & (1 << (i & 7))) === 0) if (++i >= end) return;
+    if (i >= from) out[i - from] = value;
+    if (enc === ENC_SPARSE) {
+      // k counts the differences read: a flag byte before each group of 8.
+      let flags = 0;
+      for (let k = 0; ++i < end; ) {
         if (bitmap !== undefined && (bitmap[i >> 3]! & (1 << (i & 7))) === 0) continue;
-        if (pos >= stop) throw new Error('series blob is truncated');
-        let b = buf[pos++]!;
-        let z = b & 127;
-        if (b >= 128) {
-          let mul = 128;
-          do {
-            if (pos >= stop) throw new Error('series blob is truncated');
-            b = buf[pos++]!;
-            z += (b & 127) * mul;
-            mul *= 128;
-          } while (b >= 128);
+        if ((k & 7) === 0) {
+          if (pos >= stop) truncated();
+          flags = buf[pos++]!;
         }
-        // Int32 arithmetic when the varint fits (nearly always): % on doubles is a library call.
-        last += z < 0x80000000 ? (z >>> 1) ^ -(z & 1) : unzigzag(z);
-        if (i >= from) out[i - from] = last;
+        if ((flags & (1 << (k++ & 7))) !== 0) {
+          value += fromZigzag(readVarint(buf, pos, stop));
+          pos = varintEnd;
+        }
+        if (i >= from) out[i - from] = value;
+      }
+      return;
+    }
+    const pack2 = enc === ENC_PACK2;
+    if (pack2) {
+      // PACK2's second value is the first one plus the difference in its head.
+      do if (++i >= end) return;
+      while (bitmap !== undefined && (bitmap[i >> 3]! & (1 << (i & 7))) === 0);
+      value += delta;
+      if (i >= from) out[i - from] = value;
+    }
+    // The rest is bit-packed: differences (PACK1) or differences of differences (PACK2).
+    const mask = (1 << width) - 1;
+    const bits = (stop - pos) * 8;
+    let bit = 0;
+    while (++i < end) {
+      if (bitmap !== undefined && (bitmap[i >> 3]! & (1 << (i & 7))) === 0) continue;
+      if (bit + width > bits) truncated();
+      const at = pos + (bit >>> 3);
+      // TAIL_PADDING keeps at + 3 inside the blob.
+      const z = ((buf[at]! | (buf[at + 1]! << 8) | (buf[at + 2]! << 16) | (buf[at + 3]! << 24)) >>> (bit & 7)) & mask;
+      bit += width;
+      if (pack2) value += delta += (z >>> 1) ^ -(z & 1);
+      else value += (z >>> 1) ^ -(z & 1);
+      if (i >= from) out[i - from] = value;
+    }
+  }
+
+  /** Format 2: every value a varint zigzag delta from the one before (the first from 0). */
+  private chunkV2(e: number, c: number, start: number, from: number, end: number, out: Float64Array): void {
+    const buf = this.buf;
+    const bitmap = this.bitmaps[e];
+    let pos = this.chunkStarts[e * this.stride + c]!;
+    const stop = this.chunkStarts[e * this.stride + c + 1]!;
+    let value = 0;
+    for (let i = start; i < end; i++) {
+      if (bitmap !== undefined && (bitmap[i >> 3]! & (1 << (i & 7))) === 0) continue;
+      value += fromZigzag(readVarint(buf, pos, stop));
+      pos = varintEnd;
+      if (i >= from) out[i - from] = value;
+    }
+  }
+
+  /** How many scaled chunks use each format 3 encoding, by ENC_* index (for the storage benchmark and tests). */
+  chunkEncodings(): number[] {
+    const counts = [0, 0, 0];
+    if (this.format !== FORMAT_V3) return counts;
+    const chunks = this.stride - 1;
+    for (let e = 0; e < ELEMENT_COUNT; e++) {
+      if (this.modes[e] !== MODE_SCALED) continue;
+      for (let c = 0; c < chunks; c++) {
+        const at = this.chunkStarts[e * this.stride + c]!;
+        if (at < this.chunkStarts[e * this.stride + c + 1]!) counts[this.buf[at]! >> 5]!++;
       }
     }
+    return counts;
   }
 
   /**

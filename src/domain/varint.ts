@@ -59,5 +59,12 @@ export class ByteReader {
   }
 }
 
+/** Bytes of the varint of a non-negative integer up to 2^53. */
+export function varintLength(x: number): number {
+  let len = 1;
+  for (; x >= 128; len++) x = Math.floor(x / 128);
+  return len;
+}
+
 export const zigzag = (x: number): number => (x >= 0 ? 2 * x : -2 * x - 1);
 export const unzigzag = (z: number): number => (z % 2 === 0 ? z / 2 : -(z + 1) / 2);

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { decodeSeries, encodeSeries, openSeries } from '../../src/domain/codec.js';
+import { decodeSeries, encodeSeries, openSeries, SERIES_FORMAT } from '../../src/domain/codec.js';
 import { renderCsv } from '../../src/domain/csvFormat.js';
 import { ELEMENT_COUNT } from '../../src/domain/elements.js';
 import { emptySeries, MAX_STEP, type RunSeries } from '../../src/domain/run.js';
+import { CHUNK, ENC_PACK1, ENC_PACK2, ENC_SPARSE } from '../../src/domain/seriesView.js';
 
 function assertSameSeries(a: RunSeries, b: RunSeries): void {
   assert.deepEqual([...a.steps], [...b.steps]);
@@ -98,6 +100,24 @@ describe('encodeSeries / decodeSeries', () => {
         },
       ),
     );
+  });
+
+  it('reads format 2 blobs written by the previous encoder, value for value', () => {
+    type Fixture = { name: string; blob: string; steps: number[]; columns: (number | string | null)[][] };
+    const fixtures = JSON.parse(readFileSync(new URL('../../../test/domain/fixtures/series-format2.json', import.meta.url), 'utf8')) as Fixture[];
+    assert.equal(fixtures.length, 3);
+    for (const f of fixtures) {
+      const blob = Buffer.from(f.blob, 'base64');
+      assert.equal(blob[0], 2, f.name);
+      const expected = emptySeries(f.steps.length);
+      expected.steps.set(f.steps);
+      f.columns.forEach((col, e) => col.forEach((v, i) => (expected.columns[e]![i] = v === null ? NaN : v === '-0' ? -0 : Number(v))));
+      assertSameSeries(decodeSeries(blob), expected);
+      // Written again, it is format 3 and still the same series.
+      const again = encodeSeries(expected);
+      assert.equal(again[0], SERIES_FORMAT);
+      assertSameSeries(decodeSeries(again), expected);
+    }
   });
 
   it('reads format 1 (plain float64) blobs written by earlier versions', () => {
@@ -250,6 +270,96 @@ describe('compact encoding of decimal columns', () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it('picks the smallest chunk encoding: packed differences, packed differences of differences, or sparse varints', () => {
+    const steps = Array.from({ length: 4 * CHUNK }, (_, k) => k);
+    const encodings = (f: (i: number) => number): number[] =>
+      openSeries(encodeSeries(series(steps, (i) => f(i)))).chunkEncodings().map((n) => n / ELEMENT_COUNT);
+    // A noisy walk: small differences of any sign.
+    assert.deepEqual(encodings((i) => Number((280 + Math.sin(i * 1.7) * 3 + Math.cos(i * 0.9)).toFixed(2))), [0, 4, 0]);
+    // A steady ramp: constant differences.
+    assert.deepEqual(encodings((i) => 101_325 - 12 * i), [0, 0, 4]);
+    // Still for hours, then jumps: mostly zero differences, some wide.
+    assert.deepEqual(encodings((i) => (i % 96 < 40 ? 0 : Math.floor(i / 7) * 9_000_017)), [4, 0, 0]);
+    // Differences too wide to pack (2^24 and more) go to the sparse varints.
+    assert.deepEqual(encodings((i) => (i % 2) * 2 ** 40 + i), [4, 0, 0]);
+    assert.equal(ENC_SPARSE, 0);
+    assert.equal(ENC_PACK1, 1);
+    assert.equal(ENC_PACK2, 2);
+  });
+
+  it('round-trips every encoding over any record range, with missing values, at the widest packed widths (property)', () => {
+    // Shapes that make each encoding win somewhere, with differences around the 24-bit packing limit.
+    const shaped = (n: number) =>
+      fc.record({
+        shape: fc.constantFrom('walk', 'ramp', 'curve', 'spikes', 'wide'),
+        d: fc.integer({ min: 0, max: 6 }),
+        start: fc.integer({ min: -1_000_000_000, max: 1_000_000_000 }),
+        jump: fc.constantFrom(1, 3, 2 ** 22, 2 ** 23 - 1, 2 ** 23, 2 ** 24, 2 ** 30, 2 ** 45),
+        seed: fc.integer({ min: 1, max: 1000 }),
+        missing: fc.constantFrom(0, 0, 0.05, 0.5, 0.97),
+      }).map(({ shape, d, start, jump, seed, missing }) => {
+        const p = 10 ** d;
+        let s = start;
+        let step = 0;
+        return Array.from({ length: n }, (_, i) => {
+          const r = Math.sin(i * seed) * 0.5 + 0.5;
+          if (shape === 'walk') s += Math.round((r - 0.5) * 2 * jump);
+          else if (shape === 'ramp') s += jump;
+          else if (shape === 'curve') s += step += r < 0.5 ? 1 : -1;
+          else if (shape === 'spikes') s += r > 0.9 ? jump : 0;
+          else s = start + (i % 2) * jump;
+          if (Math.abs(s) > 2 ** 49) s = Math.sign(s) * 2 ** 49;
+          return missing > 0 && Math.cos(i * seed * 7) * 0.5 + 0.5 < missing ? NaN : Number((s / p).toFixed(d));
+        });
+      });
+    fc.assert(
+      fc.property(
+        fc.oneof(windowSteps, gappedSteps).chain((steps) =>
+          fc.tuple(
+            fc.constant(steps),
+            fc.array(shaped(steps.length), { minLength: ELEMENT_COUNT, maxLength: ELEMENT_COUNT }),
+            fc.nat(),
+            fc.nat(),
+          ),
+        ),
+        ([steps, cols, a, b]) => {
+          const s = series(steps, (i, e) => cols[e]![i]!);
+          const view = openSeries(encodeSeries(s));
+          assertSameSeries(view.toSeries(), s);
+          const from = Math.min(a, b) % (steps.length + 1);
+          const to = from + (Math.max(a, b) % (steps.length + 1 - from));
+          const out = new Float64Array(to - from);
+          for (let e = 0; e < ELEMENT_COUNT; e++) {
+            view.values(e, from, to, out);
+            for (let i = from; i < to; i++) assert.ok(Object.is(out[i - from], s.columns[e]![i]), `column ${e} record ${i}`);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('names a damaged chunk: an unknown encoding, a width over 24 bits, packed bits cut short', () => {
+    const steps = Array.from({ length: CHUNK }, (_, k) => k);
+    const s = series(steps, (i, e) => Number((10 + e + Math.sin(i) * 2).toFixed(1)));
+    const blob = new Uint8Array(encodeSeries(s));
+    const view = openSeries(blob);
+    assert.deepEqual(view.chunkEncodings(), [0, ELEMENT_COUNT, 0]);
+    // Column 0's chunk opens the data: after the format, n, the first step, 15 heads and 15 one-byte chunk lengths.
+    const at = 3 + 2 * ELEMENT_COUNT;
+    assert.equal(blob[at]! >> 5, ENC_PACK1);
+    const out = new Float64Array(CHUNK);
+    for (const [head, pattern] of [
+      [(3 << 5) | 1, /bad chunk head/],
+      [(ENC_PACK1 << 5) | 25, /bad chunk head/],
+      [(ENC_PACK1 << 5) | 24, /truncated/],
+    ] as const) {
+      const bad = new Uint8Array(blob);
+      bad[at] = head;
+      assert.throws(() => openSeries(bad).values(0, 0, CHUNK, out), pattern);
+    }
   });
 
   it('keeps a smooth two-decimal run under 2 bytes per value', () => {

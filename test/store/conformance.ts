@@ -279,5 +279,21 @@ export function storeConformance(adapter: string, open: () => Promise<StoreHarne
         await other.close();
       }
     });
+
+    test('columns that no decimal scale holds (7 decimals, -0, huge, tiny) read back bit-exact, next to scaled ones', async () => {
+      await store.upsertFarms([farm('RAW1', 10, 10)]);
+      const steps = Array.from({ length: 200 }, (_, i) => i * 3);
+      const raws = [0.1234567, -0, 1.7976931348623157e308, 5e-324, -1 / 3, 2 ** 60 + 1];
+      const s = emptySeries(steps.length);
+      steps.forEach((k, i) => {
+        s.steps[i] = k;
+        for (let e = 0; e < ELEMENT_COUNT; e++) {
+          s.columns[e]![i] = e % 3 === 0 ? raws[(i + e) % raws.length]! * (1 + i) : e % 3 === 1 ? Number((i / 8 - e).toFixed(2)) : i % 5 === 0 ? NaN : i;
+        }
+      });
+      await store.putRun({ farmId: 'RAW1', issue: '2026112300', series: s });
+      const got = await store.getRun('RAW1', '2026112300');
+      assertSameSeries(got!.view.toSeries(), s);
+    });
   });
 }
