@@ -99,6 +99,28 @@ function bodyKey(
   };
 }
 
+/**
+ * The copy of an answer that the memo keeps. Its own allocation site: V8 decides
+ * per site whether to allocate straight into the old generation, and switches a
+ * site whose objects mostly survive (as the remembered answers of hot pages do)
+ * to that. Were the memo to keep the object every answer builds, each answer of
+ * a later mixed load would then be old-generation garbage: at 2,000 sites the
+ * old space grew by about 10 MB/s, to four times its live size between
+ * mark-compacts (peak RSS 400 MB instead of 305) in one run out of two or three.
+ */
+function remembered(p: Prepared): Prepared {
+  return {
+    key: p.key,
+    tag: p.tag,
+    lastModified: p.lastModified,
+    publishedAt: p.publishedAt,
+    cacheControl: p.cacheControl,
+    contentType: p.contentType,
+    disposition: p.disposition,
+    revision: p.revision,
+  };
+}
+
 function notModified(req: IncomingMessage, p: Prepared): boolean {
   const inm = req.headers['if-none-match'];
   if (inm !== undefined) return matchesIfNoneMatch(inm, p.tag);
@@ -192,7 +214,7 @@ export class ForecastService {
     });
     // Remembered only while its body is kept (replay needs both), so the body cache's admission on a
     // second sighting decides for both; and only if no commit was applied while planning.
-    if (entry.release === undefined && this.reads.revision === revision) this.memoOf(req).set(req.url!, prepared);
+    if (entry.release === undefined && this.reads.revision === revision) this.memoOf(req).set(req.url!, remembered(prepared));
     beforeWrite?.();
     this.respond(req, res, prepared, entry);
   }
