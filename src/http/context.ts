@@ -11,7 +11,7 @@ export interface CacheSettings {
   readonly latestMaxAgeS: number;
 }
 
-export const DEFAULT_CACHE: CacheSettings = Object.freeze({ seriesMb: 48, bodyMb: 64, latestMaxAgeS: 60 });
+export const DEFAULT_CACHE: CacheSettings = Object.freeze({ seriesMb: 128, bodyMb: 64, latestMaxAgeS: 60 });
 
 export interface AppContext {
   readonly store: Store;
