@@ -129,7 +129,6 @@ export function encodeSeries(series: RunSeries): Uint8Array {
   // Chunk data is written to a second buffer first, since the lengths come before it.
   const data = new ByteWriter(n * 20);
   const lengths: number[] = [];
-  const present: number[] = [];
   const raw = new DataView(new ArrayBuffer(8));
   const rawBytes = new Uint8Array(raw.buffer);
   for (let e = 0; e < ELEMENT_COUNT; e++) {
@@ -144,12 +143,12 @@ export function encodeSeries(series: RunSeries): Uint8Array {
       const p = POW10[heads[e]! & 7]!;
       for (let c = 0; c < chunks; c++) {
         const start = data.len;
-        present.length = 0;
+        let m = 0;
         for (let i = c * CHUNK; i < Math.min(n, (c + 1) * CHUNK); i++) {
           const v = col[i]!;
-          if (!Number.isNaN(v)) present.push(Math.round(v * p));
+          if (!Number.isNaN(v)) VALUES[m++] = Math.round(v * p);
         }
-        if (present.length > 0) writeChunk(data, present);
+        if (m > 0) writeChunk(data, m);
         lengths.push(data.len - start);
       }
     }
@@ -160,73 +159,82 @@ export function encodeSeries(series: RunSeries): Uint8Array {
   return w.take();
 }
 
-/** Bits needed for a non-negative integer below 2^53. */
-const bitWidth = (z: number): number => (z < 2 ** 31 ? 32 - Math.clz32(z) : 31 + bitWidth(Math.floor(z / 2 ** 31)));
+/** Bits needed for a non-negative integer below 2^24 (the packed widths). */
+const bitWidth = (z: number): number => 32 - Math.clz32(z);
 
-/** Writes values of `width` bits each (width <= 24), least significant first. */
-function pack(w: ByteWriter, values: readonly number[], width: number): void {
+/** Scratch for one chunk: its present scaled values and their zigzag differences (encoding is synchronous). */
+const VALUES = new Float64Array(CHUNK);
+const Z1 = new Float64Array(CHUNK);
+const Z2 = new Float64Array(CHUNK);
+const PACKABLE = 2 ** MAX_PACK_WIDTH;
+
+/** Writes count values of `width` bits each (width <= 24) from z, least significant first. */
+function pack(w: ByteWriter, z: Float64Array, count: number, width: number): void {
+  w.reserve(Math.ceil((count * width) / 8));
+  const buf = w.buf;
+  let len = w.len;
   let acc = 0;
   let bits = 0;
-  for (let j = 0; j < values.length; j++) {
-    acc |= values[j]! << bits;
+  for (let j = 0; j < count; j++) {
+    acc |= z[j]! << bits;
     bits += width;
     while (bits >= 8) {
-      w.byte(acc & 255);
+      buf[len++] = acc & 255;
       acc >>>= 8;
       bits -= 8;
     }
   }
-  if (bits > 0) w.byte(acc & 255);
+  if (bits > 0) buf[len++] = acc & 255;
+  w.len = len;
 }
 
 /**
- * One chunk's present scaled values (at least one) in the smallest of the three
- * encodings (see the format above). Ties go to PACK1, then PACK2: they decode
- * with the fewest branches.
+ * One chunk's m present scaled values (VALUES[0 .. m), m >= 1) in the smallest
+ * of the three encodings (see the format above). Ties go to PACK1, then PACK2:
+ * they decode with the fewest branches.
  */
-function writeChunk(w: ByteWriter, v: readonly number[]): void {
-  const m = v.length;
-  const z1: number[] = [];
-  const z2: number[] = [];
+function writeChunk(w: ByteWriter, m: number): void {
   let max1 = 0;
   let max2 = 0;
-  let sparseBytes = Math.ceil((m - 1) / 8);
+  let sparse = (m + 6) >> 3; // a flag byte per group of 8 of the m - 1 differences
+  let before = 0;
   for (let j = 1; j < m; j++) {
-    const d = v[j]! - v[j - 1]!;
+    const d = VALUES[j]! - VALUES[j - 1]!;
     const z = zigzag(d);
-    z1.push(z);
+    Z1[j - 1] = z;
     if (z > max1) max1 = z;
-    if (d !== 0) sparseBytes += varintLength(z);
+    if (z !== 0) sparse += varintLength(z);
     if (j >= 2) {
-      // Scaled values stay within 2^50, so this difference of differences is an exact double.
-      const dd = d - (v[j - 1]! - v[j - 2]!);
-      const zz = Math.abs(dd) < 2 ** MAX_PACK_WIDTH ? zigzag(dd) : Infinity;
-      z2.push(zz);
+      // Scaled values stay within 2^50, so differences of differences are exact; wider than 2^24 they are never packed.
+      const zz = zigzag(d - before);
+      Z2[j - 2] = zz;
       if (zz > max2) max2 = zz;
     }
+    before = d;
   }
-  const w1 = max1 < 2 ** MAX_PACK_WIDTH ? bitWidth(max1) : Infinity;
-  const w2 = max2 < 2 ** MAX_PACK_WIDTH ? bitWidth(max2) : Infinity;
-  const size1 = Math.ceil(((m - 1) * w1) / 8);
-  const size2 = m >= 2 ? varintLength(z1[0]!) + Math.ceil(((m - 2) * w2) / 8) : Infinity;
-  const first = zigzag(v[0]!);
-  if (size1 <= size2 && size1 <= sparseBytes) {
+  const w1 = max1 < PACKABLE ? bitWidth(max1) : -1;
+  const w2 = max2 < PACKABLE ? bitWidth(max2) : -1;
+  const size1 = w1 < 0 ? Infinity : Math.ceil(((m - 1) * w1) / 8);
+  const size2 = w2 < 0 || m < 2 ? Infinity : varintLength(Z1[0]!) + Math.ceil(((m - 2) * w2) / 8);
+  const first = zigzag(VALUES[0]!);
+  if (size1 <= size2 && size1 <= sparse) {
     w.byte((ENC_PACK1 << 5) | w1);
     w.varint(first);
-    pack(w, z1, w1);
-  } else if (size2 <= sparseBytes) {
+    pack(w, Z1, m - 1, w1);
+  } else if (size2 <= sparse) {
     w.byte((ENC_PACK2 << 5) | w2);
     w.varint(first);
-    w.varint(z1[0]!);
-    pack(w, z2, w2);
+    w.varint(Z1[0]!);
+    pack(w, Z2, m - 2, w2);
   } else {
     w.byte(ENC_SPARSE << 5);
     w.varint(first);
-    for (let g = 0; g < z1.length; g += 8) {
+    for (let g = 0; g < m - 1; g += 8) {
+      const stop = Math.min(g + 8, m - 1);
       let flags = 0;
-      for (let k = g; k < Math.min(g + 8, z1.length); k++) if (z1[k] !== 0) flags |= 1 << (k - g);
+      for (let k = g; k < stop; k++) if (Z1[k] !== 0) flags |= 1 << (k - g);
       w.byte(flags);
-      for (let k = g; k < Math.min(g + 8, z1.length); k++) if (z1[k] !== 0) w.varint(z1[k]!);
+      for (let k = g; k < stop; k++) if (Z1[k] !== 0) w.varint(Z1[k]!);
     }
   }
 }

@@ -61,8 +61,11 @@ export class ByteReader {
 
 /** Bytes of the varint of a non-negative integer up to 2^53. */
 export function varintLength(x: number): number {
-  let len = 1;
-  for (; x >= 128; len++) x = Math.floor(x / 128);
+  if (x < 128) return 1;
+  if (x < 16_384) return 2;
+  if (x < 2_097_152) return 3;
+  let len = 4;
+  for (x = Math.floor(x / 2_097_152); x >= 128; len++) x = Math.floor(x / 128);
   return len;
 }
 
