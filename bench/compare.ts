@@ -7,7 +7,10 @@
  *
  * REF is checked out into data/bench/compare/REF (a git worktree) and built with
  * this tree's compiler and node_modules, so the comparison assumes the
- * dependencies did not change in between.
+ * dependencies did not change in between. Each side serves the bench store as
+ * its own code builds it (the same values; the encoding of its series format),
+ * so that a change of format is measured too and an older tree is never handed
+ * blobs it cannot read.
  *
  * BENCH_SCENARIO: mixed (default) or hot; BENCH_ROUNDS (3), BENCH_SECONDS (5);
  * BENCH_SITES x BENCH_RUNS (200 x 8) picks the store.
@@ -15,7 +18,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BENCH_DIR, benchIssues, benchSites, benchStore } from './lib/benchStore.js';
 import { BIN, ensureWrk, startPinned } from './lib/proc.js';
 import { hotPaths, mixedLua } from './lib/requests.js';
@@ -42,12 +45,20 @@ function checkout(rev: string): string {
   return join(dir, 'bin', 'forecastd.js');
 }
 
+/** The bench store as the tree at dir builds it (under this tree's data/bench). */
+function storeOf(dir: string): string {
+  const lib = pathToFileURL(join(dir, 'dist', 'bench', 'lib', 'benchStore.js')).href;
+  const script = `const m = await import(${JSON.stringify(lib)}); process.stdout.write(await m.benchStore(${SITES}, ${RUNS}, () => {}));`;
+  return execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' }).trim();
+}
+
 ensureWrk();
-const oldBin = checkout(ref);
-const newBin = BIN;
 const SITES = Number(process.env.BENCH_SITES ?? 200);
 const RUNS = Number(process.env.BENCH_RUNS ?? 8);
-const db = process.env.BENCH_STORE_URL ?? (await benchStore(SITES, RUNS));
+const oldBin = checkout(ref);
+const newBin = BIN;
+const newDb = process.env.BENCH_STORE_URL ?? (await benchStore(SITES, RUNS));
+const oldDb = process.env.BENCH_STORE_URL ?? storeOf(join(oldBin, '..', '..'));
 const farmIds = benchSites(SITES).map((s) => s.farmId);
 const requests: Requests = scenario === 'hot' ? hotPaths(farmIds) : { lua: mixedLua(farmIds, benchIssues(RUNS)) };
 
@@ -55,7 +66,7 @@ const cpu: Record<'old' | 'new', number[]> = { old: [], new: [] };
 for (let round = 1; round <= ROUNDS; round++) {
   // Each in turn first: any effect of the order falls on both sides alike.
   for (const which of round % 2 === 1 ? (['old', 'new'] as const) : (['new', 'old'] as const)) {
-    const server = await startPinned(SERVER_CORE, process.execPath, [which === 'old' ? oldBin : newBin, 'serve', '--workers', '1', '--port', '0', '--db', db]);
+    const server = await startPinned(SERVER_CORE, process.execPath, [which === 'old' ? oldBin : newBin, 'serve', '--workers', '1', '--port', '0', '--db', which === 'old' ? oldDb : newDb]);
     try {
       const o = { core: CLIENT_CORE, serverPid: server.child.pid! };
       await wrk(server.base, `compare-${SITES}-${scenario}`, requests, { ...o, seconds: 3 });
