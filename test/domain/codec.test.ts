@@ -362,6 +362,35 @@ describe('compact encoding of decimal columns', () => {
     }
   });
 
+  it('a damaged blob decodes or is refused with a named error, never anything else (property)', () => {
+    const steps = Array.from({ length: 2 * CHUNK + 7 }, (_, k) => k + 3);
+    const kinds = [
+      (i: number, e: number) => Number((280 + e + Math.sin(i / 5) * 3).toFixed(2)), // packed
+      (i: number) => 1000 + 7 * i, // ramps
+      (i: number, e: number) => (i % 96 < 40 ? 0 : i * 90_001 + e), // sparse
+      (i: number) => (i % 11 === 0 ? NaN : i / 3), // raw, with gaps
+    ];
+    const blobs = kinds.map((f) => encodeSeries(series(steps, (i, e) => (e % 5 === 4 && i % 13 === 0 ? NaN : f(i, e)))));
+    fc.assert(
+      fc.property(
+        fc.nat({ max: blobs.length - 1 }),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }),
+        fc.boolean(),
+        (which, flips, cut) => {
+          const bad = new Uint8Array(blobs[which]!);
+          for (const [at, b] of flips) bad[at % bad.length] = b;
+          const blob = cut ? bad.subarray(0, bad.length - 1 - (flips[0]![0] % 16)) : bad;
+          try {
+            openSeries(blob).toSeries();
+          } catch (err) {
+            assert.ok(err instanceof Error && /series blob|unknown series format|series steps/.test(err.message), String(err));
+          }
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
   it('keeps a smooth two-decimal run under 2 bytes per value', () => {
     const steps = Array.from({ length: MAX_STEP + 1 }, (_, k) => k);
     const s = series(steps, (i, e) => Number((280 + e * 10 + 5 * Math.sin(i / 20 + e)).toFixed(2)));
