@@ -13,6 +13,20 @@ interface Node<K, V> {
   older: Node<K, V> | undefined;
 }
 
+/** What a cache's owner may learn of and decide about its values. */
+export interface LruHooks<V> {
+  /** The value left the cache (evicted, deleted or replaced), so that holders of it can tell. */
+  dropped?(value: V): void;
+  /**
+   * Asked of the least recent value before it is evicted: true keeps it once
+   * more as the most recent. For values read without get() (a holder that keeps
+   * the value itself marks it, and this reads and clears the mark).
+   */
+  secondChance?(value: V): boolean;
+  /** SegmentedLru only: the value was read again in probation and moved to the protected segment. */
+  promoted?(value: V): void;
+}
+
 export class SizedLru<K, V> {
   private readonly map = new Map<K, Node<K, V>>();
   private newest: Node<K, V> | undefined;
@@ -22,6 +36,7 @@ export class SizedLru<K, V> {
   constructor(
     private readonly capacity: number,
     private readonly sizeOf: (value: V) => number,
+    private readonly hooks: LruHooks<V> = {},
   ) {}
 
   get(key: K): V | undefined {
@@ -32,6 +47,11 @@ export class SizedLru<K, V> {
       this.pushNewest(node);
     }
     return node.value;
+  }
+
+  /** The value without marking it recent: for holders that mark their values themselves (see LruHooks.secondChance). */
+  peek(key: K): V | undefined {
+    return this.map.get(key)?.value;
   }
 
   set(key: K, value: V): void {
@@ -57,11 +77,18 @@ export class SizedLru<K, V> {
   }
 
   delete(key: K): void {
+    const value = this.detach(key);
+    if (value !== undefined) this.hooks.dropped?.(value);
+  }
+
+  /** Removes the entry and returns its value, without telling `dropped` (the value moves elsewhere). */
+  detach(key: K): V | undefined {
     const node = this.map.get(key);
-    if (node === undefined) return;
+    if (node === undefined) return undefined;
     this.map.delete(key);
     this.unlink(node);
     this.usedBytes -= node.size;
+    return node.value;
   }
 
   get size(): number {
@@ -73,7 +100,16 @@ export class SizedLru<K, V> {
   }
 
   private evict(): void {
-    while (this.usedBytes > this.capacity && this.oldest !== undefined) this.delete(this.oldest.key);
+    // Ends: a second chance clears the mark it was given for.
+    while (this.usedBytes > this.capacity && this.oldest !== undefined) {
+      const node = this.oldest;
+      if (node !== this.newest && this.hooks.secondChance?.(node.value) === true) {
+        this.unlink(node);
+        this.pushNewest(node);
+      } else {
+        this.delete(node.key);
+      }
+    }
   }
 
   private pushNewest(node: Node<K, V>): void {
@@ -102,19 +138,21 @@ export class SizedLru<K, V> {
 export class SegmentedLru<K, V> {
   private readonly probation: SizedLru<K, V>;
   private readonly protectedPart: SizedLru<K, V>;
+  private readonly promoted: ((value: V) => void) | undefined;
 
-  constructor(capacity: number, sizeOf: (value: V) => number, probationShare = 0.2) {
-    this.probation = new SizedLru(Math.floor(capacity * probationShare), sizeOf);
-    this.protectedPart = new SizedLru(capacity - Math.floor(capacity * probationShare), sizeOf);
+  constructor(capacity: number, sizeOf: (value: V) => number, hooks: LruHooks<V> = {}, probationShare = 0.2) {
+    this.probation = new SizedLru(Math.floor(capacity * probationShare), sizeOf, hooks);
+    this.protectedPart = new SizedLru(capacity - Math.floor(capacity * probationShare), sizeOf, hooks);
+    this.promoted = hooks.promoted;
   }
 
   get(key: K): V | undefined {
     const hot = this.protectedPart.get(key);
     if (hot !== undefined) return hot;
-    const warm = this.probation.get(key);
+    const warm = this.probation.detach(key);
     if (warm !== undefined) {
-      this.probation.delete(key);
       this.protectedPart.set(key, warm);
+      this.promoted?.(warm);
     }
     return warm;
   }

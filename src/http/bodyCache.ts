@@ -11,12 +11,21 @@ import { BufferPool } from './bufferPool.js';
 import { compress, MIN_COMPRESS_BYTES, type Coding } from './conditional.js';
 
 export interface CachedBody {
-  readonly identity: Buffer;
+  /** The bytes; emptied when a kept body leaves the cache, so that a holder of the entry does not keep them alive. */
+  identity: Buffer;
   gzip?: Buffer;
   br?: Buffer;
   /** For a body that is not kept: hands its buffer back once the answer is sent. */
   readonly release?: () => void;
+  /** A kept body that has left the cache: to be looked up again, never sent. */
+  dropped?: boolean;
+  /** A kept body sent without a lookup (see sentAgain) since the cache last passed it. */
+  used?: boolean;
+  /** A kept body not yet read again: in the cache's probation segment, where only a lookup promotes it. */
+  probation?: boolean;
 }
+
+const EMPTY = Buffer.alloc(0);
 
 /**
  * The largest body kept, as a share of the capacity (128 KB of the default 64 MB):
@@ -47,7 +56,21 @@ export class BodyCache {
   constructor(capacityBytes: number) {
     this.maxKept = Math.floor(capacityBytes * MAX_KEPT_SHARE);
     const codedBytes = Math.floor(capacityBytes * CODED_SHARE);
-    this.lru = new SegmentedLru(capacityBytes - codedBytes, (b) => 256 + b.identity.length + (b.gzip?.length ?? 0) + (b.br?.length ?? 0));
+    this.lru = new SegmentedLru(capacityBytes - codedBytes, (b) => 256 + b.identity.length + (b.gzip?.length ?? 0) + (b.br?.length ?? 0), {
+      dropped: (b) => {
+        b.dropped = true;
+        b.identity = EMPTY;
+        b.gzip = b.br = undefined;
+      },
+      secondChance: (b) => {
+        const used = b.used === true;
+        b.used = false;
+        return used;
+      },
+      promoted: (b) => {
+        b.probation = false;
+      },
+    });
     this.coded = new SizedLru(codedBytes, (b) => 128 + b.length);
   }
 
@@ -56,6 +79,22 @@ export class BodyCache {
   /** The cached body for the key, if any. */
   cached(key: string): CachedBody | undefined {
     return this.lru.get(key);
+  }
+
+  /**
+   * A kept body that a caller holds (a remembered answer) and sends again
+   * without looking it up: undefined once it has left the cache. The body is
+   * marked, so that it is passed over once when it would be evicted, as a
+   * looked-up one would have been moved to the front: a lookup of the key costs
+   * a map probe and a relink of cold list nodes, which with thousands of hot
+   * pages is a measurable share of a cached answer.
+   */
+  sentAgain(key: string, entry: CachedBody): CachedBody | undefined {
+    if (entry.dropped === true) return undefined;
+    // Still in probation: the one lookup that promotes it, as it would have been promoted before.
+    if (entry.probation === true) return this.lru.get(key);
+    entry.used = true;
+    return entry;
   }
 
   /**
@@ -69,7 +108,7 @@ export class BodyCache {
     render(this.sink.reset());
     const written = this.sink.buf.subarray(0, this.sink.len);
     if (written.length <= this.maxKept && this.door.admitHash(keyHash)) {
-      const entry = { identity: Buffer.from(written) };
+      const entry: CachedBody = { identity: Buffer.from(written), dropped: false, used: false, probation: true };
       this.lru.set(key, entry);
       return entry;
     }

@@ -50,6 +50,10 @@ interface Prepared {
   readonly revision: number;
   /** Headers of the 200 answer with the identity body, made when first sent: a remembered answer is sent again and again. */
   identityHeaders?: string[];
+  /** A remembered answer's body, held so that a replay needs no second lookup (see BodyCache.sentAgain). */
+  readonly body?: CachedBody;
+  /** Replayed since the memo last passed it (the memo is read with peek: no relinking per replay). */
+  used?: boolean;
 }
 
 /** What of an answer depends on the (site, run) alone, computed once per pair of records. */
@@ -108,8 +112,9 @@ function bodyKey(
  * old space grew by about 10 MB/s, to four times its live size between
  * mark-compacts (peak RSS 400 MB instead of 305) in one run out of two or three.
  */
-function remembered(p: Prepared): Prepared {
+function remembered(p: Prepared, body: CachedBody): Prepared {
   return {
+    body,
     key: p.key,
     tag: p.tag,
     lastModified: p.lastModified,
@@ -118,6 +123,7 @@ function remembered(p: Prepared): Prepared {
     contentType: p.contentType,
     disposition: p.disposition,
     revision: p.revision,
+    used: false,
   };
 }
 
@@ -141,7 +147,14 @@ export class ForecastService {
     const settings = ctx.cache ?? DEFAULT_CACHE;
     this.reads = new ReadModel(ctx.store, settings.seriesMb * MB);
     this.bodies = new BodyCache(settings.bodyMb * MB);
-    const memo = (): SizedLru<string, Prepared> => new SizedLru(settings.bodyMb > 0 ? MEMO_BYTES / 2 : 0, (p) => 300 + p.key.length);
+    const memo = (): SizedLru<string, Prepared> =>
+      new SizedLru(settings.bodyMb > 0 ? MEMO_BYTES / 2 : 0, (p) => 300 + p.key.length, {
+        secondChance: (p) => {
+          const used = p.used === true;
+          p.used = false;
+          return used;
+        },
+      });
     this.memos = [memo(), memo()];
     this.latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
   }
@@ -156,11 +169,13 @@ export class ForecastService {
    * reads.sync(). Returns whether it answered.
    */
   replay(req: IncomingMessage, res: ServerResponse, beforeWrite?: () => void): boolean {
-    const p = this.memoOf(req).get(req.url!);
-    const entry = p !== undefined && p.revision === this.reads.revision ? this.bodies.cached(p.key) : undefined;
+    const p = this.memoOf(req).peek(req.url!);
+    if (p === undefined || p.revision !== this.reads.revision || p.body === undefined) return false;
+    const entry = this.bodies.sentAgain(p.key, p.body);
     if (entry === undefined) return false;
+    p.used = true;
     beforeWrite?.();
-    this.respond(req, res, p!, entry);
+    this.respond(req, res, p, entry);
     return true;
   }
 
@@ -214,7 +229,7 @@ export class ForecastService {
     });
     // Remembered only while its body is kept (replay needs both), so the body cache's admission on a
     // second sighting decides for both; and only if no commit was applied while planning.
-    if (entry.release === undefined && this.reads.revision === revision) this.memoOf(req).set(req.url!, remembered(prepared));
+    if (entry.release === undefined && this.reads.revision === revision) this.memoOf(req).set(req.url!, remembered(prepared, entry));
     beforeWrite?.();
     this.respond(req, res, prepared, entry);
   }

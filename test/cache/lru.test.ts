@@ -94,3 +94,33 @@ test('segmented: a flood of new entries does not push out entries read again', (
   assert.equal(c.get('cold999'), 'yyyyyyyyyy');
   assert.ok(c.bytes <= 100);
 });
+
+test('hooks: dropped on eviction, deletion and replacement, not on promotion; secondChance keeps a marked value once; peek leaves recency alone', () => {
+  const dropped: string[] = [];
+  const marked = new Set<string>();
+  const c = new SizedLru<string, string>(12, bytes, {
+    dropped: (v) => dropped.push(v),
+    secondChance: (v) => marked.delete(v),
+  });
+  c.set('a', 'aaaa');
+  c.set('b', 'bbbb');
+  c.set('c', 'cccc');
+  assert.equal(c.peek('a'), 'aaaa'); // not made recent: a is still the oldest
+  marked.add('aaaa'); // but marked by its holder
+  c.set('d', 'dddd'); // a passed over once, b goes
+  assert.deepEqual(dropped, ['bbbb']);
+  c.set('e', 'eeee'); // now c, then a would go: c is older
+  assert.deepEqual(dropped, ['bbbb', 'cccc']);
+  c.set('e', 'EEEE'); // replaced
+  c.delete('d');
+  assert.deepEqual(dropped, ['bbbb', 'cccc', 'eeee', 'dddd']);
+  assert.equal(c.get('a'), 'aaaa');
+
+  const promoted: string[] = [];
+  const seg = new SegmentedLru<string, string>(100, bytes, { dropped: (v) => dropped.push(v), promoted: (v) => promoted.push(v) });
+  dropped.length = 0;
+  seg.set('k', 'x'.repeat(10));
+  assert.equal(seg.get('k'), 'xxxxxxxxxx');
+  assert.deepEqual(promoted, ['xxxxxxxxxx']);
+  assert.deepEqual(dropped, [], 'moving to the protected part is not leaving the cache');
+});

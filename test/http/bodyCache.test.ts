@@ -76,3 +76,55 @@ test('a one-off body that is not kept yet is compressed for its answer alone', (
   assert.notEqual(a, b, 'compressed again: nothing is kept for a body seen once');
   assert.ok(gunzipSync(b).equals(text));
 });
+
+/** Keeps `key` (asked three times: admitted, then promoted out of probation) with a body of `bytes` bytes. */
+function keep(cache: BodyCache, key: string, bytes: number): void {
+  ask(cache, key, bytes);
+}
+
+test('a held body is sent again without a lookup while kept; once it leaves the cache it is refused and its bytes let go', () => {
+  const cache = new BodyCache(1 * MB);
+  keep(cache, 'held', 1000);
+  const held = cache.cached('held')!;
+  assert.equal(cache.sentAgain('held', held), held);
+  assert.equal(held.identity.length, 1000);
+  // Pages never sent again push it out: the main part holds 7/8 MB.
+  for (let i = 0; i < 1200; i++) keep(cache, `other ${i}`, 1000);
+  assert.equal(cache.cached('held'), undefined);
+  assert.equal(cache.sentAgain('held', held), undefined);
+  assert.equal(held.dropped, true);
+  assert.equal(held.identity.length, 0, 'the holder keeps no bytes alive');
+});
+
+test('a body sent again without a lookup outlives one that was not, as a looked-up one would', () => {
+  const cache = new BodyCache(1 * MB);
+  keep(cache, 'sent', 1000);
+  keep(cache, 'idle', 1000);
+  const sent = cache.cached('sent')!;
+  // Fill the cache with pages asked once more each, sending `sent` again now and then.
+  for (let i = 0; i < 1200; i++) {
+    keep(cache, `other ${i}`, 1000);
+    if (i % 50 === 0) assert.equal(cache.sentAgain('sent', sent), sent);
+  }
+  assert.equal(cache.cached('idle'), undefined);
+  assert.ok(cache.cached('sent'));
+});
+
+test('a held body still in probation is promoted by being sent again, as a lookup would promote it', () => {
+  const cache = new BodyCache(1 * MB);
+  ask(cache, 'new', 1000); // kept on its second sighting, then read once more: promoted
+  const fresh = cache.body('fresh', fnv1a('fresh'), (sink) => sink.bytes(new Uint8Array(1000)));
+  fresh.release?.();
+  const kept = cache.body('fresh', fnv1a('fresh'), (sink) => sink.bytes(new Uint8Array(1000)));
+  assert.equal(kept.release, undefined);
+  assert.equal(kept.probation, true);
+  assert.equal(cache.sentAgain('fresh', kept), kept);
+  assert.equal(kept.probation, false);
+  // Promoted, it survives a flood that only passes through probation.
+  for (let i = 0; i < 400; i++) {
+    const e = cache.body(`flood ${i}`, fnv1a(`flood ${i}`), (sink) => sink.bytes(new Uint8Array(1000)));
+    e.release?.();
+    cache.body(`flood ${i}`, fnv1a(`flood ${i}`), (sink) => sink.bytes(new Uint8Array(1000))).release?.();
+  }
+  assert.equal(cache.sentAgain('fresh', kept), kept);
+});

@@ -242,5 +242,32 @@ describe('cached and uncached answers are byte-identical', () => {
       await uncached.close();
     }
   });
-});
 
+  test('a remembered answer whose body has since left the body cache is answered afresh, with the same bytes', async () => {
+    // 1 MB: bodies up to 2 KB are kept, and about 900 KB of them fit.
+    const small = await appWith({ seriesMb: 8, bodyMb: 1, latestMaxAgeS: 60 });
+    try {
+      const first = '/api/v1/forecast?farm_id=WF_A&issue=2026112000&size=24&elements=t2m';
+      const original = await small.inject(first);
+      for (let i = 0; i < 3; i++) assert.ok((await small.inject(first)).rawPayload.equals(original.rawPayload));
+      // Other small pages, each asked three times (kept, then read again), until more than the cache holds went through it.
+      let flooded = 0;
+      for (const e of ['t2m', 'rh2m', 'psfc', 'tcc', 'tp', 'spd10', 'dir10', 'spd30', 'spd50', 'spd70', 'spd100', 'dir100', 'tr', 'dr', 'sr']) {
+        for (let page = 1; page <= 60; page++) {
+          const url = `/api/v1/forecast?farm_id=PV_B&issue=2026112000&size=24&elements=${e}&page=${page}`;
+          for (let i = 0; i < 3; i++) assert.equal((await small.inject(url)).statusCode, 200);
+          flooded += (await small.inject(url)).rawPayload.length;
+        }
+      }
+      assert.ok(flooded > 1024 * 1024, `${flooded} bytes went through a 1 MB cache`);
+      const again = await small.inject(first);
+      assert.equal(again.statusCode, 200);
+      assert.ok(again.rawPayload.length > 0);
+      assert.ok(again.rawPayload.equals(original.rawPayload));
+      assert.equal(again.headers['content-length'], original.headers['content-length']);
+      assert.equal(again.headers.etag, original.headers.etag);
+    } finally {
+      await small.close();
+    }
+  });
+});
