@@ -361,19 +361,31 @@ export class SeriesView {
       value += delta;
       if (i >= from) out[i - from] = value;
     }
-    // The rest is bit-packed: differences (PACK1) or differences of differences (PACK2).
+    // The rest is bit-packed: differences (PACK1) or differences of differences (PACK2), a loop
+    // for each so that neither tests the encoding per value. TAIL_PADDING keeps at + 3 inside the blob.
     const mask = (1 << width) - 1;
     const bits = (stop - pos) * 8;
     let bit = 0;
+    if (pack2) {
+      while (++i < end) {
+        if (bitmap !== undefined && (bitmap[i >> 3]! & (1 << (i & 7))) === 0) continue;
+        if (bit + width > bits) truncated();
+        const at = pos + (bit >>> 3);
+        const z = ((buf[at]! | (buf[at + 1]! << 8) | (buf[at + 2]! << 16) | (buf[at + 3]! << 24)) >>> (bit & 7)) & mask;
+        bit += width;
+        delta += (z >>> 1) ^ -(z & 1);
+        value += delta;
+        if (i >= from) out[i - from] = value;
+      }
+      return;
+    }
     while (++i < end) {
       if (bitmap !== undefined && (bitmap[i >> 3]! & (1 << (i & 7))) === 0) continue;
       if (bit + width > bits) truncated();
       const at = pos + (bit >>> 3);
-      // TAIL_PADDING keeps at + 3 inside the blob.
       const z = ((buf[at]! | (buf[at + 1]! << 8) | (buf[at + 2]! << 16) | (buf[at + 3]! << 24)) >>> (bit & 7)) & mask;
       bit += width;
-      if (pack2) value += delta += (z >>> 1) ^ -(z & 1);
-      else value += (z >>> 1) ^ -(z & 1);
+      value += (z >>> 1) ^ -(z & 1);
       if (i >= from) out[i - from] = value;
     }
   }
