@@ -102,14 +102,8 @@ function readStepsV2(r: ByteReader, n: number): Uint16Array {
     pos += n;
   }
   for (let i = gapless ? n : 0; i < n; i++) {
-    if (pos >= end) truncated();
-    let b = buf[pos++]!;
-    let gap = b & 127;
-    for (let mul = 128; b >= 128; mul *= 128) {
-      if (pos >= end || mul > 2 ** 21) throw new Error('series blob has a malformed step');
-      b = buf[pos++]!;
-      gap += (b & 127) * mul;
-    }
+    const gap = readVarint(buf, pos, end);
+    pos = varintEnd;
     if (i > 0 && gap !== 0) contiguous = false;
     k = i === 0 ? gap : k + 1 + gap;
     if (k > MAX_STEP) throw new Error('series blob has a step out of range');
