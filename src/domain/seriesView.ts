@@ -6,7 +6,7 @@
 import { ELEMENT_COUNT } from './elements.js';
 import { emptySeries, MAX_STEP, type RunSeries } from './run.js';
 import { keepRecent } from '../cache/keepRecent.js';
-import { ByteReader, unzigzag } from './varint.js';
+import { ByteReader, readVarint, truncated, unzigzag, varintEnd } from './varint.js';
 
 /** Records per chunk: one day of 15-minute steps, the default page. */
 export const CHUNK = 96;
@@ -57,27 +57,6 @@ const columnHeads = keepRecent(256, (heads: string) => {
 });
 /** Scratch for decoding steps (parsing is synchronous). */
 const STEPS = new Uint16Array(MAX_STEP + 1);
-
-const truncated = (): never => {
-  throw new Error('series blob is truncated');
-};
-
-/** Where readVarint() stopped: set by every call (decoding is synchronous). */
-let varintEnd = 0;
-
-/** The varint at buf[pos], which must end before stop; its end in varintEnd. */
-function readVarint(buf: Uint8Array, pos: number, stop: number): number {
-  if (pos >= stop) truncated();
-  let b = buf[pos++]!;
-  let z = b & 127;
-  for (let mul = 128; b >= 128; mul *= 128) {
-    if (pos >= stop || mul > 2 ** 49) throw new Error('series blob has a malformed varint');
-    b = buf[pos++]!;
-    z += (b & 127) * mul;
-  }
-  varintEnd = pos;
-  return z;
-}
 
 /** Int32 arithmetic when the zigzag value fits (nearly always): % on doubles is a library call. */
 const fromZigzag = (z: number): number => (z < 0x80000000 ? (z >>> 1) ^ -(z & 1) : unzigzag(z));

@@ -20,6 +20,32 @@ export class ByteWriter extends ByteSink {
   }
 }
 
+export const truncated = (): never => {
+  throw new Error('series blob is truncated');
+};
+
+/** Where readVarint() stopped: set by every call (decoding is synchronous). */
+export let varintEnd = 0;
+
+/**
+ * The varint at buf[pos], which must end before stop (at most 8 bytes: 2^56);
+ * its end in varintEnd. A free function with the end in a module variable, not
+ * a reader object: this is read per value in every uncached page.
+ */
+export function readVarint(buf: Uint8Array, pos: number, stop: number): number {
+  if (pos >= stop) truncated();
+  let b = buf[pos++]!;
+  let z = b & 127;
+  for (let mul = 128; b >= 128; mul *= 128) {
+    if (pos >= stop) truncated();
+    if (mul > 2 ** 49) throw new Error('series blob has a malformed varint');
+    b = buf[pos++]!;
+    z += (b & 127) * mul;
+  }
+  varintEnd = pos;
+  return z;
+}
+
 export class ByteReader {
   constructor(
     readonly buf: Uint8Array,
@@ -27,35 +53,17 @@ export class ByteReader {
     readonly end = buf.length,
   ) {}
 
-  byte(): number {
-    if (this.pos >= this.end) throw new Error('series blob is truncated');
-    return this.buf[this.pos++]!;
-  }
-
   varint(): number {
-    const buf = this.buf;
-    let b = this.pos < this.end ? buf[this.pos++]! : this.truncated();
-    if (b < 128) return b;
-    let x = b & 127;
-    let mul = 128;
-    for (;;) {
-      b = this.pos < this.end ? buf[this.pos++]! : this.truncated();
-      x += (b & 127) * mul;
-      if (b < 128) return x;
-      mul *= 128;
-      if (mul > 2 ** 56) throw new Error('series blob has a malformed varint');
-    }
+    const z = readVarint(this.buf, this.pos, this.end);
+    this.pos = varintEnd;
+    return z;
   }
 
   bytes(n: number): Uint8Array {
-    if (this.pos + n > this.end) this.truncated();
+    if (this.pos + n > this.end) truncated();
     const out = this.buf.subarray(this.pos, this.pos + n);
     this.pos += n;
     return out;
-  }
-
-  private truncated(): never {
-    throw new Error('series blob is truncated');
   }
 }
 
