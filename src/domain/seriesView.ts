@@ -61,46 +61,37 @@ const STEPS = new Uint16Array(MAX_STEP + 1);
 /** Int32 arithmetic when the zigzag value fits (nearly always): % on doubles is a library call. */
 const fromZigzag = (z: number): number => (z < 0x80000000 ? (z >>> 1) ^ -(z & 1) : unzigzag(z));
 
-/** Format 2 steps: n varint gaps (the first is k0). Gapless runs are recognised by a plain byte scan first. */
+/** Format 2 steps: n varint gaps, the first of them k0. */
 function readStepsV2(r: ByteReader, n: number): Uint16Array {
+  if (n === 0) return stepsOf(0, true);
+  // Most runs are gapless: a first step below 128, then n - 1 zero gaps. Recognised by a plain byte scan first.
   const buf = r.buf;
-  const end = r.end;
-  let pos = r.pos;
-  let k = -1;
-  let contiguous = true;
-  let first = 0;
+  const pos = r.pos;
+  const first = pos < r.end ? buf[pos]! : 128;
   let zeros = 0;
-  if (n > 0 && pos < end && buf[pos]! < 128) {
-    first = buf[pos]!;
-    while (zeros < n - 1 && pos + 1 + zeros < end && buf[pos + 1 + zeros] === 0) zeros++;
+  if (first < 128) while (zeros < n - 1 && pos + 1 + zeros < r.end && buf[pos + 1 + zeros] === 0) zeros++;
+  if (first < 128 && zeros === n - 1 && first + n - 1 <= MAX_STEP) {
+    r.pos = pos + n;
+    return GRID.subarray(first, first + n);
   }
-  const gapless = n > 0 && zeros === n - 1 && buf[pos]! < 128 && first + n - 1 <= MAX_STEP;
-  if (gapless) {
-    STEPS[0] = first;
-    k = first + n - 1;
-    pos += n;
-  }
-  for (let i = gapless ? n : 0; i < n; i++) {
-    const gap = readVarint(buf, pos, end);
-    pos = varintEnd;
-    if (i > 0 && gap !== 0) contiguous = false;
-    k = i === 0 ? gap : k + 1 + gap;
-    if (k > MAX_STEP) throw new Error('series blob has a step out of range');
-    STEPS[i] = k;
-  }
-  r.pos = pos;
-  return stepsOf(n, contiguous);
+  return readGaps(r, n, r.varint());
 }
 
 /** Format 3 steps: the first step and a gap flag; the gaps only when there are any. */
 function readStepsV3(r: ByteReader, n: number): Uint16Array {
   if (n === 0) return stepsOf(0, true);
   const head = r.varint();
-  let k = Math.floor(head / 2);
-  const gapped = head % 2 === 1;
-  if (k > MAX_STEP || (!gapped && k + n - 1 > MAX_STEP)) throw new Error('series blob has a step out of range');
+  const k0 = Math.floor(head / 2);
+  if (head % 2 === 1) return readGaps(r, n, k0);
+  if (k0 + n - 1 > MAX_STEP) throw new Error('series blob has a step out of range');
+  return GRID.subarray(k0, k0 + n);
+}
+
+/** Steps from k0 on, by the n - 1 gaps that follow in both formats (k_i - k_{i-1} - 1). */
+function readGaps(r: ByteReader, n: number, k0: number): Uint16Array {
+  let k = k0;
+  if (k > MAX_STEP) throw new Error('series blob has a step out of range');
   STEPS[0] = k;
-  if (!gapped) return GRID.subarray(k, k + n);
   let contiguous = true;
   for (let i = 1; i < n; i++) {
     const gap = r.varint();
@@ -158,23 +149,25 @@ export class SeriesView {
     }
     const chunks = Math.ceil(n / CHUNK);
     // One array for all columns: each typed array costs an allocation of its own, which dominated parsing.
+    // First where each column's chunk lengths are and (for now, in [2e + 1]) their sum.
     const columns = new Int32Array(2 * ELEMENT_COUNT);
     for (let e = 0; e < ELEMENT_COUNT; e++) {
       columns[2 * e] = r.pos;
-      if (modes[e] === MODE_SCALED) for (let c = 0; c < chunks; c++) r.varint();
+      let sum = 0;
+      if (modes[e] === MODE_SCALED) for (let c = 0; c < chunks; c++) sum += r.varint();
+      // Checked before it is stored: a damaged length could exceed what an Int32Array holds.
+      if (sum > r.end) truncated();
+      columns[2 * e + 1] = sum;
     }
     const raws = modes.includes(MODE_RAW) ? [] : (NO_COLUMNS as (Float64Array | undefined)[]);
     let at = r.pos;
-    const lengths = new ByteReader(r.buf, 0, r.pos);
     for (let e = 0; e < ELEMENT_COUNT; e++) {
       let raw: Float64Array | undefined;
+      const length = columns[2 * e + 1]!;
       columns[2 * e + 1] = at;
       if (modes[e] === MODE_SCALED) {
-        lengths.pos = columns[2 * e]!;
-        for (let c = 0; c < chunks; c++) {
-          at += lengths.varint();
-          if (at > r.end) throw new Error('series blob is truncated');
-        }
+        at += length;
+        if (at > r.end) truncated();
       } else if (modes[e] === MODE_RAW) {
         // A copy of its own, 8-aligned: Buffer's slice() would share the blob's memory (and its offset).
         const bytes = Uint8Array.prototype.slice.call(r.buf, at, at + 8 * n);
