@@ -27,6 +27,10 @@ export interface CachedBody {
 
 const EMPTY = Buffer.alloc(0);
 
+/** The coding a body is sent in for a client that wants `wanted`: small bodies go as they are. */
+export const codingOf = (entry: CachedBody, wanted: Coding): Coding =>
+  wanted === 'identity' || entry.identity.length < MIN_COMPRESS_BYTES ? 'identity' : wanted;
+
 /**
  * The largest body kept, as a share of the capacity (128 KB of the default 64 MB):
  * pages and day-long downloads are kept, whole-run CSV files (about 250 KB) are
@@ -118,27 +122,26 @@ export class BodyCache {
 
   /** The bytes to send in the coding, and the coding actually used. */
   encoded(key: string, entry: CachedBody, wanted: Coding): { bytes: Buffer; coding: Coding } {
-    if (wanted === 'identity' || entry.identity.length < MIN_COMPRESS_BYTES) {
-      return { bytes: entry.identity, coding: 'identity' };
-    }
-    let bytes = entry[wanted];
-    if (bytes) return { bytes, coding: wanted };
+    const coding = codingOf(entry, wanted);
+    if (coding === 'identity') return { bytes: entry.identity, coding };
+    let bytes = entry[coding];
+    if (bytes) return { bytes, coding };
     if (entry.release === undefined) {
-      bytes = compress(entry.identity, wanted);
-      entry[wanted] = bytes;
+      bytes = compress(entry.identity, coding);
+      entry[coding] = bytes;
       this.lru.resize(key);
     } else if (entry.identity.length > this.maxKept) {
       // Too large to keep whole: its compressed variant, a fraction of the size, is kept on its own.
-      const codedKey = `${wanted}|${key}`;
+      const codedKey = `${coding}|${key}`;
       bytes = this.coded.get(codedKey);
       if (!bytes) {
-        bytes = compress(entry.identity, wanted);
+        bytes = compress(entry.identity, coding);
         if (bytes.length <= this.maxKept) this.coded.set(codedKey, bytes);
       }
     } else {
       // Not kept (yet): compressed for this answer alone.
-      bytes = compress(entry.identity, wanted);
+      bytes = compress(entry.identity, coding);
     }
-    return { bytes, coding: wanted };
+    return { bytes, coding };
   }
 }

@@ -19,7 +19,7 @@ import { ReadModel } from '../query/readModel.js';
 import { finishHash, fnv1a, mixInt } from '../cache/hash.js';
 import { SizedLru } from '../cache/lru.js';
 import { prefersCsv } from './accept.js';
-import { BodyCache, type CachedBody } from './bodyCache.js';
+import { BodyCache, codingOf, type CachedBody } from './bodyCache.js';
 import { chooseCoding, entityTag, matchesIfNoneMatch, tagBase, type Coding } from './conditional.js';
 import { DEFAULT_CACHE, type AppContext } from './context.js';
 import { JSON_TYPE } from './envelope.js';
@@ -244,12 +244,13 @@ export class ForecastService {
       res.end(entry.identity);
       return;
     }
-    const { bytes, coding } = this.bodies.encoded(p.key, entry, wanted);
     if (notMod) {
-      res.writeHead(304, this.validatorHeaders(p, coding));
+      // The tag names the coding; the compressed bytes themselves are not needed for a 304.
+      res.writeHead(304, this.validatorHeaders(p, codingOf(entry, wanted)));
       res.end();
       return;
     }
+    const { bytes, coding } = this.bodies.encoded(p.key, entry, wanted);
     res.writeHead(200, this.headers200(p, bytes, coding));
     res.end(bytes);
   }

@@ -197,6 +197,23 @@ describe('compression', () => {
     assert.ok(small.rawPayload.length < 1024);
     assert.equal(small.headers['content-encoding'], undefined);
   });
+
+  test('a 304 carries the tag of the coding the 200 would have used: the compressed one, or identity for a small body', async () => {
+    const smallUrl = '/api/v1/forecast?farm_id=WF_A&size=1&elements=t2m';
+    for (const url of [Q, Q + '&page=4', smallUrl, smallUrl + '&page=2']) {
+      const headers = { 'accept-encoding': 'gzip' };
+      // Asked afresh each time (a new URL for the first two sightings too): not kept, kept, remembered.
+      for (let i = 0; i < 3; i++) {
+        const full = await app.inject({ url, headers });
+        const plain = await app.inject(url);
+        const notModified = await app.inject({ url, headers: { ...headers, 'if-none-match': String(full.headers.etag) } });
+        assert.equal(notModified.statusCode, 304, url);
+        assert.equal(notModified.headers.etag, full.headers.etag, url);
+        if (url.startsWith(smallUrl)) assert.equal(full.headers.etag, plain.headers.etag, url);
+        else assert.notEqual(full.headers.etag, plain.headers.etag, url);
+      }
+    }
+  });
 });
 
 describe('cached and uncached answers are byte-identical', () => {
