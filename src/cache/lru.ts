@@ -27,6 +27,18 @@ export interface LruHooks<V> {
   promoted?(value: V): void;
 }
 
+/** A value its holder marks as used when it reads it without get(). */
+export interface Marked {
+  used?: boolean;
+}
+
+/** LruHooks.secondChance for Marked values: whether the value was used since it was last passed, clearing the mark. */
+export function usedSincePassed(value: Marked): boolean {
+  const used = value.used === true;
+  value.used = false;
+  return used;
+}
+
 export class SizedLru<K, V> {
   private readonly map = new Map<K, Node<K, V>>();
   private newest: Node<K, V> | undefined;

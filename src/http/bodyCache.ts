@@ -5,7 +5,7 @@
  * whole keep only their compressed variants.
  */
 import { Doorkeeper } from '../cache/doorkeeper.js';
-import { SegmentedLru, SizedLru } from '../cache/lru.js';
+import { SegmentedLru, SizedLru, usedSincePassed } from '../cache/lru.js';
 import { ByteSink } from '../domain/byteSink.js';
 import { BufferPool } from './bufferPool.js';
 import { compress, MIN_COMPRESS_BYTES, type Coding } from './conditional.js';
@@ -60,17 +60,13 @@ export class BodyCache {
   constructor(capacityBytes: number) {
     this.maxKept = Math.floor(capacityBytes * MAX_KEPT_SHARE);
     const codedBytes = Math.floor(capacityBytes * CODED_SHARE);
-    this.lru = new SegmentedLru(capacityBytes - codedBytes, (b) => 256 + b.identity.length + (b.gzip?.length ?? 0) + (b.br?.length ?? 0), {
+    this.lru = new SegmentedLru<string, CachedBody>(capacityBytes - codedBytes, (b) => 256 + b.identity.length + (b.gzip?.length ?? 0) + (b.br?.length ?? 0), {
       dropped: (b) => {
         b.dropped = true;
         b.identity = EMPTY;
         b.gzip = b.br = undefined;
       },
-      secondChance: (b) => {
-        const used = b.used === true;
-        b.used = false;
-        return used;
-      },
+      secondChance: usedSincePassed,
       promoted: (b) => {
         b.probation = false;
       },

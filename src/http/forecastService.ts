@@ -17,7 +17,7 @@ import { planForecast, type ForecastPlan } from '../query/forecastQuery.js';
 import { then, type Maybe } from '../query/maybe.js';
 import { ReadModel } from '../query/readModel.js';
 import { finishHash, fnv1a, mixInt } from '../cache/hash.js';
-import { SizedLru } from '../cache/lru.js';
+import { SizedLru, usedSincePassed } from '../cache/lru.js';
 import { prefersCsv } from './accept.js';
 import { BodyCache, codingOf, type CachedBody } from './bodyCache.js';
 import { chooseCoding, entityTag, matchesIfNoneMatch, tagBase, type Coding } from './conditional.js';
@@ -148,13 +148,7 @@ export class ForecastService {
     this.reads = new ReadModel(ctx.store, settings.seriesMb * MB);
     this.bodies = new BodyCache(settings.bodyMb * MB);
     const memo = (): SizedLru<string, Prepared> =>
-      new SizedLru(settings.bodyMb > 0 ? MEMO_BYTES / 2 : 0, (p) => 300 + p.key.length, {
-        secondChance: (p) => {
-          const used = p.used === true;
-          p.used = false;
-          return used;
-        },
-      });
+      new SizedLru<string, Prepared>(settings.bodyMb > 0 ? MEMO_BYTES / 2 : 0, (p) => 300 + p.key.length, { secondChance: usedSincePassed });
     this.memos = [memo(), memo()];
     this.latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
   }
