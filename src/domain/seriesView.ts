@@ -327,31 +327,21 @@ export class SeriesView {
       value += delta;
       if (i >= from) out[i - from] = value;
     }
-    // The rest is bit-packed: differences (PACK1) or differences of differences (PACK2), a loop
-    // for each so that neither tests the encoding per value. TAIL_PADDING keeps at + 3 inside the blob.
+    // The rest is bit-packed: differences (PACK1) or differences of differences (PACK2). One loop for
+    // both: PACK1's difference is not carried over (times 0), PACK2's is (times 1), so that the loop tests
+    // no encoding per value. TAIL_PADDING keeps at + 3 inside the blob.
+    const carry = pack2 ? 1 : 0;
     const mask = (1 << width) - 1;
     const bits = (stop - pos) * 8;
     let bit = 0;
-    if (pack2) {
-      while (++i < end) {
-        if (bitmap !== undefined && (bitmap[i >> 3]! & (1 << (i & 7))) === 0) continue;
-        if (bit + width > bits) truncated();
-        const at = pos + (bit >>> 3);
-        const z = ((buf[at]! | (buf[at + 1]! << 8) | (buf[at + 2]! << 16) | (buf[at + 3]! << 24)) >>> (bit & 7)) & mask;
-        bit += width;
-        delta += (z >>> 1) ^ -(z & 1);
-        value += delta;
-        if (i >= from) out[i - from] = value;
-      }
-      return;
-    }
     while (++i < end) {
       if (bitmap !== undefined && (bitmap[i >> 3]! & (1 << (i & 7))) === 0) continue;
       if (bit + width > bits) truncated();
       const at = pos + (bit >>> 3);
       const z = ((buf[at]! | (buf[at + 1]! << 8) | (buf[at + 2]! << 16) | (buf[at + 3]! << 24)) >>> (bit & 7)) & mask;
       bit += width;
-      value += (z >>> 1) ^ -(z & 1);
+      delta = delta * carry + ((z >>> 1) ^ -(z & 1));
+      value += delta;
       if (i >= from) out[i - from] = value;
     }
   }
