@@ -186,7 +186,7 @@ export class SeriesView {
     const modes = new Uint8Array(ELEMENT_COUNT).fill(MODE_RAW);
     const raws = s.columns.map((c) => Float64Array.from(c));
     return new SeriesView(
-      FORMAT_V3,
+      FORMAT_V3, // consulted only for scaled columns, and this view has none
       Uint16Array.from(s.steps),
       modes,
       new Uint8Array(ELEMENT_COUNT),
