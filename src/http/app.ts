@@ -2,12 +2,13 @@
  * Builds the HTTP application (never listens): the one place where routes,
  * schemas, the envelope and the OpenAPI document are put together.
  */
-import { createServer, type ServerOptions } from 'node:http';
+import { createServer, type IncomingMessage, type ServerOptions } from 'node:http';
+import type { Duplex } from 'node:stream';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { ApiError, CODES } from '../domain/errors.js';
 import type { AppContext } from './context.js';
 import { directForecast } from './directForecast.js';
-import { clientErrorResponse, registerErrorHandling, sendError } from './envelope.js';
+import { clientErrorResponse, rawUnroutedResponse, registerErrorHandling, RoutePaths, sendError } from './envelope.js';
 import { registerOpenApi } from './openapi.js';
 import { MALFORMED, parseQuery, PLAIN_DECIMAL, type ParsedQuery } from './querystring.js';
 import { elementsRoute } from './routes/elements.js';
@@ -17,6 +18,13 @@ import { forecastRoute } from './routes/forecast.js';
 import { healthRoutes } from './routes/health.js';
 import { issuesRoute } from './routes/issues.js';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The paths the app's GET routes take, as registered. */
+    readonly routePaths: RoutePaths;
+  }
+}
+
 export interface AppOptions {
   readonly logger?: FastifyServerOptions['logger'];
 }
@@ -24,6 +32,7 @@ export interface AppOptions {
 export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<FastifyInstance> {
   let closing = false;
   const forecasts = new ForecastService(ctx);
+  const paths = new RoutePaths();
   const app = Fastify({
     // The server's listener tries the direct forecast path first (directForecast.ts); the rest is the
     // framework's. The server is configured as the framework configures its own.
@@ -38,6 +47,11 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
       server.requestTimeout = o.requestTimeout;
       server.setTimeout(o.connectionTimeout);
       if (o.maxRequestsPerSocket > 0) server.maxRequestsPerSocket = o.maxRequestsPerSocket;
+      // Node hands a CONNECT over as a bare socket (and closes it unanswered when nobody listens): no route takes it.
+      server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+        socket.on('error', () => undefined);
+        socket.end(rawUnroutedResponse(paths.answer('CONNECT', req.url ?? '')));
+      });
       return server;
     },
     logger: opts.logger ?? false,
@@ -57,7 +71,8 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
       socket.end(clientErrorResponse(err as NodeJS.ErrnoException));
     },
   });
-  registerErrorHandling(app);
+  app.decorate('routePaths', paths);
+  registerErrorHandling(app, paths);
 
   // Callback-style hooks: they run on every request, and async ones cost a promise each.
   app.addHook('onRequest', (req, reply, done) => {

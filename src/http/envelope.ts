@@ -99,7 +99,10 @@ function handleError(this: FastifyInstance, err: FastifyError | ApiError, req: F
   } else if (status === 503) {
     sendError(reply, CODES.UNAVAILABLE, 'The service is not ready or overloaded; retry shortly.');
   } else if (status >= 400 && status < 500) {
-    sendError(reply, CODES.BAD_PARAMETER, `The request is malformed (${fe.code ?? `HTTP ${status}`}).`);
+    // The framework's own identifiers (FST_...) are not for clients; every request that reaches a route is a GET
+    // or HEAD without a body the framework would parse, so what is left is a malformed request.
+    req.log.debug({ code: fe.code }, 'framework rejected the request');
+    sendError(reply, CODES.BAD_PARAMETER, 'The request is malformed.');
   } else {
     req.log.error({ err }, 'internal error');
     sendError(reply, CODES.INTERNAL, 'Internal server error.');
@@ -126,21 +129,91 @@ export function clientErrorResponse(err: NodeJS.ErrnoException): string {
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
+export const ALLOW = 'GET, HEAD';
 
-/** Registers the error handler, and 404 / 405 answers that know the app's routes. */
-export function registerErrorHandling(app: FastifyInstance): void {
-  const getPaths = new Set<string>();
+/** The answer to a request no route takes: 405 on a known path (with Allow), else 404. */
+export interface Unrouted {
+  readonly def: CodeDef;
+  readonly message: string;
+  readonly allow: boolean;
+}
+
+/** Which paths the app serves, to tell a wrong method (405) from a wrong path (404) before anything is read. */
+export class RoutePaths {
+  private readonly getPaths = new Set<string>();
+  /** Routes that end in a wildcard (the docs page's assets), by their prefix. */
+  private readonly getPrefixes: string[] = [];
+
+  add(url: string): void {
+    if (url.endsWith('*')) this.getPrefixes.push(url.slice(0, -1));
+    else this.getPaths.add(RoutePaths.normal(url));
+  }
+
+  /** Every path a GET route takes, wildcard routes ending in '*': for tests and the door that guards them. */
+  list(): string[] {
+    return [...this.getPaths, ...this.getPrefixes.map((p) => p + '*')].sort();
+  }
+
+  private served(url: string): boolean {
+    const path = RoutePaths.normal(url);
+    return this.getPaths.has(path) || this.getPrefixes.some((p) => path.startsWith(p));
+  }
+
+  answer(method: string, url: string): Unrouted {
+    if (!SAFE_METHODS.has(method) && this.served(url)) {
+      return {
+        def: CODES.METHOD_NOT_ALLOWED,
+        message: `Method ${shortToken(method)} is not allowed on ${shortPath(url)}; use GET.`,
+        allow: true,
+      };
+    }
+    return { def: CODES.NO_ENDPOINT, message: `No endpoint ${shortToken(method)} ${shortPath(url)}.`, allow: false };
+  }
+
+  private static normal(url: string): string {
+    return (url.split('?')[0] ?? '').replace(/\/$/, '') || '/';
+  }
+}
+
+/** A method name as a client may see it quoted back: short and printable (the parser admits only tokens anyway). */
+const shortToken = (method: string): string => method.replace(/[^\x21-\x7e]/g, '?').slice(0, 24);
+
+/** The same answer written to a bare socket, for requests Node hands over without a response (CONNECT). */
+export function rawUnroutedResponse(u: Unrouted): string {
+  const body = errorBody(u.def, u.message);
+  return [
+    `HTTP/1.1 ${u.def.status} ${u.def.status === 405 ? 'Method Not Allowed' : 'Not Found'}`,
+    ...(u.allow ? [`Allow: ${ALLOW}`] : []),
+    `Content-Type: ${JSON_TYPE}`,
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
+/**
+ * Registers the error handler, and 404 / 405 answers that know the app's routes.
+ * A request no route takes is answered in onRequest, before the framework reads
+ * or parses a body: whatever it carries (a body of any type or size, malformed
+ * or not), a wrong method is 405 and a wrong path is 404.
+ */
+export function registerErrorHandling(app: FastifyInstance, paths: RoutePaths): void {
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (methods.includes('GET')) getPaths.add(route.url.replace(/\/$/, '') || '/');
+    if (methods.includes('GET')) paths.add(route.url);
   });
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((req, reply) => {
-    const path = (req.url.split('?')[0] ?? '').replace(/\/$/, '') || '/';
-    if (getPaths.has(path) && !SAFE_METHODS.has(req.method)) {
-      reply.header('allow', 'GET, HEAD');
-      return sendError(reply, CODES.METHOD_NOT_ALLOWED, `Method ${req.method} is not allowed on ${shortPath(req.url)}; use GET.`);
-    }
-    return sendError(reply, CODES.NO_ENDPOINT, `No endpoint ${req.method} ${shortPath(req.url)}.`);
+  const unrouted = (req: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const u = paths.answer(req.method, req.url);
+    if (u.allow) reply.header('allow', ALLOW);
+    return sendError(reply, u.def, u.message);
+  };
+  // The framework runs a not-found request through its whole lifecycle, body parsing included; answering here
+  // means a body (malformed, oversized, of any type) is never read, so the answer depends on method and path only.
+  app.addHook('onRequest', (req, reply, done) => {
+    if (req.is404) unrouted(req, reply);
+    else done();
   });
+  app.setNotFoundHandler(unrouted);
 }

@@ -21,6 +21,13 @@ Error codes: ${Object.values(CODES)
   .map((c) => `\`${c.code}\` (HTTP ${c.status}) ${c.summary}`)
   .join('; ')}.
 
+Versioning: this is interface version 1.0, served under \`/api/v1\`; \`info.version\` is the server's version.
+Within v1 changes are only additive (new endpoints, parameters, response members, headers, codes): clients must
+ignore members and headers they do not know. A change that would break a v1 client goes to \`/api/v2\`, served
+beside v1 for at least 12 months. Anything scheduled to go away is marked before it goes: this document flags it
+\`deprecated\`, and its answers carry \`Deprecation\` (RFC 9745) and \`Sunset\` (RFC 8594) headers with a \`Link\`
+(rel="deprecation") to the notice.
+
 Element catalogue (canonical order):
 
 | # | name | meaning | unit | kind |
@@ -33,7 +40,17 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'forecastd forecast delivery API', version, description: DESCRIPTION },
+      info: {
+        title: 'forecastd forecast delivery API',
+        version,
+        description: DESCRIPTION,
+        // A LicenseRef- identifier is SPDX's form for a licence of one's own: data goes under each customer's contract.
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      },
+      // Relative: the document is served by the API it describes, wherever that is mounted.
+      servers: [{ url: '/', description: 'This server' }],
+      // No API keys yet: every operation is open.
+      security: [{}],
       tags: [
         { name: 'forecast', description: 'Forecast data and model runs' },
         { name: 'farms', description: 'Sites' },

@@ -144,9 +144,49 @@ export const ElementItem = Type.Object({
   kind: Type.Union([Type.Literal('instant'), Type.Literal('accumulated')]),
 });
 
+/** Headers of a forecast answer (200 and 304 alike), as a validating proxy reads them. */
+const forecastHeaders = {
+  ETag: {
+    type: 'string',
+    description:
+      'Strong validator of this representation: the run revision, the normalised query and the content coding.',
+  },
+  'Last-Modified': { type: 'string', description: 'When this version of the run was published (HTTP date).' },
+  'Cache-Control': {
+    type: 'string',
+    description: '`public, max-age=31536000, immutable` when issue is given; `public, max-age=60` when the latest run is implied.',
+  },
+  Vary: { type: 'string', description: 'Accept, Accept-Encoding.' },
+} as const;
+
+/** The CSV delivery format: a header line (date_time, then the selected fields in catalogue order), one line per record. */
+const CsvDownload = {
+  type: 'string',
+  description:
+    'The whole window in the CSV delivery format (UTF-8, LF line ends): header `date_time` then the selected fields in ' +
+    'catalogue order; date_time as yyyy-MM-ddTHH:mm:ss+08:00; a missing value is an empty cell.',
+  pattern: `^date_time(,(${ELEMENT_NAMES.join('|')}))*\n`,
+  examples: [`date_time,t2m,spd100\n2026-11-22T08:00:00+08:00,262.41,7.93\n`],
+} as const;
+
 export const responses = {
   forecast: {
-    200: envelope(ForecastData, 'The forecast page (JSON), or with format=csv a text/csv download of the whole window.'),
+    200: {
+      description:
+        'The forecast page as JSON; with format=csv (or Accept: text/csv without format) a text/csv download of the whole window.',
+      headers: {
+        ...forecastHeaders,
+        'Content-Disposition': {
+          type: 'string',
+          description: 'CSV downloads only: `attachment; filename="<farm_id>_<issue>.csv"`.',
+        },
+      },
+      content: {
+        'application/json': { schema: envelope(ForecastData, 'The forecast page.') },
+        'text/csv': { schema: CsvDownload },
+      },
+    },
+    304: { description: 'Not modified: the ETag still names the current representation.', type: 'null', headers: forecastHeaders },
     400: errorRef('40001: a parameter is missing or malformed.'),
     404: errorRef('40401: unknown farm_id, no such issue, no data, or no site within the match radius.'),
     422: errorRef('42201: coordinates outside the service range.'),
@@ -171,5 +211,6 @@ export const responses = {
       Type.Object({ total: Type.Integer(), items: Type.Array(ElementItem) }),
       'The element catalogue in canonical order.',
     ),
+    400: errorRef('40001: the query has malformed percent-encoding (parameters are otherwise ignored).'),
   },
 } as const;

@@ -10,6 +10,7 @@ export function elementsRoute(app: FastifyInstance): void {
     '/api/v1/elements',
     {
       schema: {
+        operationId: 'listElements',
         summary: 'Element catalogue',
         description: 'The fifteen data fields in canonical order, with description, unit and kind (instant or accumulated).',
         tags: ['catalogue'],

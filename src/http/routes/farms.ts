@@ -12,6 +12,7 @@ export function farmsRoute(app: FastifyInstance, ctx: AppContext): void {
     '/api/v1/farms',
     {
       schema: {
+        operationId: 'listFarms',
         summary: 'Site list',
         description: 'Registered sites sorted by farm_id, with coordinates, name and any further registry columns.',
         tags: ['farms'],

@@ -14,6 +14,7 @@ export function forecastRoute(app: FastifyInstance, service: ForecastService): v
     '/api/v1/forecast',
     {
       schema: {
+        operationId: 'getForecast',
         summary: 'Query forecast data',
         description:
           'The forecast of one site (by farm_id, or the nearest registered site to lon/lat within the match radius) ' +
@@ -25,11 +26,7 @@ export function forecastRoute(app: FastifyInstance, service: ForecastService): v
           'when the client accepts it.',
         tags: ['forecast'],
         querystring: ForecastQuery,
-        response: {
-          ...responses.forecast,
-          304: { description: 'Not modified: the ETag still names the current representation.', type: 'null' },
-        },
-        produces: ['application/json', 'text/csv'],
+        response: responses.forecast,
       },
       onRequest: (req, reply, done) => {
         service.reads.sync().then(() => {

@@ -14,6 +14,7 @@ export function issuesRoute(app: FastifyInstance, ctx: AppContext): void {
     '/api/v1/forecast/issues',
     {
       schema: {
+        operationId: 'listIssues',
         summary: 'Available model runs',
         description:
           'Issue times newest first, each with the number of sites holding data in that run; ' +
