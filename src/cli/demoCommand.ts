@@ -5,7 +5,6 @@
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ALL_ELEMENTS } from '../domain/elementsParam.js';
 import { csvFileName, renderCsv } from '../domain/csvFormat.js';
 import { SeriesView } from '../domain/seriesView.js';
@@ -16,7 +15,7 @@ import { demoSeries } from '../demo/weather.js';
 import { formatFault } from '../ingest/fault.js';
 import { importFarmsFile, ingestPaths } from '../ingest/ingestFiles.js';
 import { openStore } from '../store/openStore.js';
-import { dbOption, dbUrl, intOption } from './config.js';
+import { resolveSettings, type SettingsInput } from '../settings/resolve.js';
 
 /** Writes the registry and run files into dir; returns the registry file's path. */
 export async function writeDemoFiles(dir: string, nowMs: number, runs: number, seed: number): Promise<string> {
@@ -35,27 +34,18 @@ export async function writeDemoFiles(dir: string, nowMs: number, runs: number, s
   return farmsFile;
 }
 
-export async function demoCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      ...dbOption,
-      runs: { type: 'string' },
-      seed: { type: 'string' },
-      out: { type: 'string' },
-      'if-empty': { type: 'boolean' },
-    },
-    strict: true,
-  });
-  const runs = intOption('runs', values.runs, 4, 1, 60);
-  const seed = intOption('seed', values.seed, 1, 0, 2 ** 31 - 1);
-  const store = await openStore(dbUrl(values.db));
+export async function demoCommand(args: string[], input: SettingsInput): Promise<number> {
+  const settings = resolveSettings('demo', args, input);
+  const runs = settings.value('runs');
+  const seed = settings.value('seed');
+  const out = settings.value('out');
+  const store = await openStore(settings.value('db'));
   try {
-    if (values['if-empty'] && (await store.countFarms()) > 0) {
+    if (settings.value('if-empty') && (await store.countFarms()) > 0) {
       process.stdout.write('demo: the store already holds sites; nothing to do\n');
       return 0;
     }
-    const dir = values.out ?? (await mkdtemp(join(tmpdir(), 'forecastd-demo-')));
+    const dir = out ?? (await mkdtemp(join(tmpdir(), 'forecastd-demo-')));
     try {
       const farmsFile = await writeDemoFiles(dir, Date.now(), runs, seed);
       const farms = await importFarmsFile(store, farmsFile);
@@ -69,7 +59,7 @@ export async function demoCommand(args: string[]): Promise<number> {
       process.stdout.write(`demo: ${farms.farms} sites registered, ${accepted} runs ingested, ${rejected} rejected\n`);
       return rejected > 0 ? 1 : 0;
     } finally {
-      if (values.out === undefined) await rm(dir, { recursive: true, force: true });
+      if (out === undefined) await rm(dir, { recursive: true, force: true });
     }
   } finally {
     await store.close();

@@ -1,20 +1,19 @@
 /** forecastd farms import FILE */
-import { parseArgs } from 'node:util';
 import { formatFault } from '../ingest/fault.js';
 import { importFarmsFile } from '../ingest/ingestFiles.js';
 import { openStore } from '../store/openStore.js';
-import { dbOption, dbUrl } from './config.js';
+import { resolveSettings, type SettingsInput } from '../settings/resolve.js';
 import { UsageError } from './usage.js';
 
-export async function farmsCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: { ...dbOption }, allowPositionals: true, strict: true });
-  const [sub, ...files] = positionals;
+export async function farmsCommand(args: string[], input: SettingsInput): Promise<number> {
+  const settings = resolveSettings('farms', args, input, { positionals: true });
+  const [sub, ...files] = settings.positionals;
   if (sub !== 'import') {
     throw new UsageError(sub === undefined ? 'farms needs a subcommand: import' : `unknown farms subcommand "${sub}"`, 'farms');
   }
   if (files.length !== 1) throw new UsageError('farms import needs exactly one FILE', 'farms');
   const file = files[0]!;
-  const store = await openStore(dbUrl(values.db));
+  const store = await openStore(settings.value('db'));
   try {
     const r = await importFarmsFile(store, file);
     if (!r.ok) {

@@ -1,15 +1,15 @@
 /** forecastd ingest PATH... */
-import { parseArgs } from 'node:util';
 import { formatFault } from '../ingest/fault.js';
 import { ingestPaths } from '../ingest/ingestFiles.js';
 import { openStore } from '../store/openStore.js';
-import { dbOption, dbUrl } from './config.js';
+import { resolveSettings, type SettingsInput } from '../settings/resolve.js';
 import { UsageError } from './usage.js';
 
-export async function ingestCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: { ...dbOption }, allowPositionals: true, strict: true });
+export async function ingestCommand(args: string[], input: SettingsInput): Promise<number> {
+  const settings = resolveSettings('ingest', args, input, { positionals: true });
+  const { positionals } = settings;
   if (positionals.length === 0) throw new UsageError('ingest needs at least one file or folder', 'ingest');
-  const store = await openStore(dbUrl(values.db));
+  const store = await openStore(settings.value('db'));
   try {
     const { accepted, rejected } = await ingestPaths(store, positionals, (o) => {
       if (o.ok) process.stdout.write(`ingested ${o.file}: farm ${o.farmId}, issue ${o.issue}, ${o.records} records\n`);

@@ -5,9 +5,9 @@
  * per (site, run) with the checksum of both sides.
  */
 import { createHash } from 'node:crypto';
-import { parseArgs } from 'node:util';
 import { openStore } from '../store/openStore.js';
 import { runKey, type EncodedRun, type RunKey, type Store } from '../store/store.js';
+import { resolveSettings, type SettingsInput } from '../settings/resolve.js';
 import { UsageError } from './usage.js';
 
 const PAGE = 200;
@@ -39,14 +39,16 @@ async function copyFarms(from: Store, to: Store): Promise<number> {
   }
 }
 
-export async function migrateStoreCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { from: { type: 'string' }, to: { type: 'string' } }, strict: true });
-  if (values.from === undefined || values.to === undefined) throw new UsageError('migrate-store needs --from URL and --to URL', 'migrate-store');
-  if (values.from === values.to) throw new UsageError('--from and --to name the same store', 'migrate-store');
-  const from = await openStore(values.from);
+export async function migrateStoreCommand(args: string[], input: SettingsInput): Promise<number> {
+  const settings = resolveSettings('migrate-store', args, input);
+  const fromUrl = settings.value('from');
+  const toUrl = settings.value('to');
+  if (fromUrl === undefined || toUrl === undefined) throw new UsageError('migrate-store needs --from URL and --to URL', 'migrate-store');
+  if (fromUrl === toUrl) throw settings.error('to', 'names the same store as from');
+  const from = await openStore(fromUrl);
   let to: Store;
   try {
-    to = await openStore(values.to);
+    to = await openStore(toUrl);
   } catch (err) {
     await from.close();
     throw err;

@@ -1,92 +1,15 @@
 /**
- * forecastd serve: wires options -> store -> app, listens, and shuts down
+ * forecastd serve: wires settings -> store -> app, listens, and shuts down
  * cleanly. With --workers N > 1 the process is a node:cluster primary that runs
  * N workers sharing the port; it prints the listening line once all listen and
  * forwards SIGTERM / SIGINT to them.
  */
 import cluster from 'node:cluster';
-import { availableParallelism } from 'node:os';
-import { parseArgs } from 'node:util';
-import { parseRange, type RangeBox } from '../domain/geo.js';
-import { DEFAULT_MATCH_RADIUS_KM, DEFAULT_RANGE } from '../domain/limits.js';
 import { buildApp } from '../http/app.js';
-import { DEFAULT_CACHE, type CacheSettings } from '../http/context.js';
-import { openStore, parseStoreUrl, type StoreOptions } from '../store/openStore.js';
-import { PG_DEFAULTS } from '../store/store.js';
-import { dbOption, dbUrl, intOption, numberOption, version } from './config.js';
-import { UsageError } from './usage.js';
-
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-interface ServeOptions {
-  port: number;
-  host: string;
-  db: string;
-  range: RangeBox;
-  matchRadiusKm: number;
-  level: string;
-  workers: number;
-  cache: CacheSettings;
-  store: StoreOptions;
-}
-
-function readOptions(args: string[]): ServeOptions {
-  const { values } = parseArgs({
-    args,
-    options: {
-      ...dbOption,
-      port: { type: 'string' },
-      host: { type: 'string' },
-      range: { type: 'string' },
-      'match-radius-km': { type: 'string' },
-      'log-level': { type: 'string' },
-      workers: { type: 'string' },
-      'series-cache-mb': { type: 'string' },
-      'body-cache-mb': { type: 'string' },
-      'latest-max-age': { type: 'string' },
-      'read-db': { type: 'string' },
-      'pg-pool-size': { type: 'string' },
-      'pg-connect-timeout-ms': { type: 'string' },
-      'pg-statement-timeout-ms': { type: 'string' },
-    },
-    allowPositionals: false,
-    strict: true,
-  });
-  let range: RangeBox = DEFAULT_RANGE;
-  if (values.range !== undefined) {
-    try {
-      range = parseRange(values.range);
-    } catch (err) {
-      throw new UsageError((err as Error).message, 'serve');
-    }
-  }
-  const db = dbUrl(values.db);
-  if (values['read-db'] !== undefined && (parseStoreUrl(db).kind !== 'postgres' || parseStoreUrl(values['read-db']).kind !== 'postgres')) {
-    throw new UsageError('--read-db needs PostgreSQL URLs for both --db and --read-db', 'serve');
-  }
-  const level = values['log-level'] ?? 'warn';
-  if (!LOG_LEVELS.includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`, 'serve');
-  return {
-    port: intOption('port', values.port, 8080, 0, 65535),
-    host: values.host ?? '127.0.0.1',
-    db,
-    range,
-    matchRadiusKm: numberOption('match-radius-km', values['match-radius-km'], DEFAULT_MATCH_RADIUS_KM, 0),
-    level,
-    workers: intOption('workers', values.workers, availableParallelism(), 1, 256),
-    cache: {
-      seriesMb: intOption('series-cache-mb', values['series-cache-mb'], DEFAULT_CACHE.seriesMb, 0, 1 << 20),
-      bodyMb: intOption('body-cache-mb', values['body-cache-mb'], DEFAULT_CACHE.bodyMb, 0, 1 << 20),
-      latestMaxAgeS: intOption('latest-max-age', values['latest-max-age'], DEFAULT_CACHE.latestMaxAgeS, 0, 31536000),
-    },
-    store: {
-      readUrl: values['read-db'],
-      poolSize: intOption('pg-pool-size', values['pg-pool-size'], PG_DEFAULTS.poolSize, 1, 1000),
-      connectTimeoutMs: intOption('pg-connect-timeout-ms', values['pg-connect-timeout-ms'], PG_DEFAULTS.connectTimeoutMs, 1, 600_000),
-      statementTimeoutMs: intOption('pg-statement-timeout-ms', values['pg-statement-timeout-ms'], PG_DEFAULTS.statementTimeoutMs, 1, 3_600_000),
-    },
-  };
-}
+import { openStore } from '../store/openStore.js';
+import { resolveSettings, type SettingsInput } from '../settings/resolve.js';
+import { serveOptions, type ServeOptions } from '../settings/serveOptions.js';
+import { version } from './config.js';
 
 /** Serves in this process until SIGTERM / SIGINT; resolves with the exit status. */
 async function serveHere(o: ServeOptions, announce: (address: string) => void): Promise<number> {
@@ -167,8 +90,8 @@ function supervise(o: ServeOptions, args: string[]): Promise<number> {
   });
 }
 
-export async function serveCommand(args: string[]): Promise<number> {
-  const o = readOptions(args);
+export async function serveCommand(args: string[], input: SettingsInput): Promise<number> {
+  const o = serveOptions(resolveSettings('serve', args, input));
   if (cluster.isWorker) {
     const code = await serveHere(o, (address) => process.send?.({ listening: address }));
     // The IPC channel to the primary would keep this process alive.

@@ -29,7 +29,7 @@ describe('help, version and usage errors', () => {
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
     }
     const r = await runCli(['serve', '--port', '99999']);
-    assert.match(r.stderr, /--port must be a whole number/);
+    assert.match(r.stderr, /setting port from flag --port: must be a whole number from 0 to 65535, got "99999"/);
   });
 });
 

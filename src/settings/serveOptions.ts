@@ -1,0 +1,99 @@
+/** serve's settings as the typed options object the command runs with, with the checks that involve several settings. */
+import type { RangeBox } from '../domain/geo.js';
+import type { CacheSettings } from '../http/context.js';
+import { parseStoreUrl, type StoreOptions } from '../store/openStore.js';
+import { formatDuration } from './duration.js';
+import type { ValueOf } from './definitions.js';
+import type { Resolved } from './resolve.js';
+
+/** Who may call and how often (INTERFACE.md section 10); read here, enforced by the HTTP layer. */
+export interface AccessOptions {
+  readonly auth: ValueOf<'auth'>;
+  /** Requests per second and bucket size of a key that sets none of its own. */
+  readonly defaultRate: number;
+  readonly defaultBurst: number;
+  /** Failed key attempts per client address. */
+  readonly authFailRate: number;
+  readonly authFailBurst: number;
+  /** With auth off: a limit per client address, when both are set. */
+  readonly anonRate?: number;
+  readonly anonBurst?: number;
+  /** Redis shared by every process for rate limits; per process without it. */
+  readonly redis?: string;
+  readonly corsOrigins: readonly string[];
+  readonly accessLog: boolean;
+}
+
+/** Resource limits per process. */
+export interface LimitOptions {
+  readonly maxInFlight: number;
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+}
+
+export interface ServeOptions {
+  readonly port: number;
+  readonly host: string;
+  readonly db: string;
+  readonly range: RangeBox;
+  readonly matchRadiusKm: number;
+  readonly level: ValueOf<'log-level'>;
+  readonly workers: number;
+  readonly cache: CacheSettings;
+  readonly store: StoreOptions;
+  readonly access: AccessOptions;
+  readonly limits: LimitOptions;
+}
+
+/** The options of `serve` (or of `config`, which shows serve's); throws a SettingError when settings contradict each other. */
+export function serveOptions(s: Resolved): ServeOptions {
+  const db = s.value('db');
+  const readDb = s.value('read-db');
+  if (readDb !== undefined && (parseStoreUrl(db).kind !== 'postgres' || parseStoreUrl(readDb).kind !== 'postgres')) {
+    throw s.error('read-db', 'needs PostgreSQL URLs for both db and read-db');
+  }
+  const headersTimeoutMs = s.value('headers-timeout');
+  const requestTimeoutMs = s.value('request-timeout');
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw s.error('headers-timeout', `must not be longer than request-timeout (${formatDuration(requestTimeoutMs)})`);
+  }
+  return {
+    port: s.value('port'),
+    host: s.value('host'),
+    db,
+    range: s.value('range'),
+    matchRadiusKm: s.value('match-radius-km'),
+    level: s.value('log-level'),
+    workers: s.value('workers'),
+    cache: {
+      seriesMb: s.value('series-cache-mb'),
+      bodyMb: s.value('body-cache-mb'),
+      latestMaxAgeS: s.value('latest-max-age'),
+    },
+    store: {
+      readUrl: readDb,
+      poolSize: s.value('pg-pool-size'),
+      connectTimeoutMs: s.value('pg-connect-timeout-ms'),
+      statementTimeoutMs: s.value('pg-statement-timeout-ms'),
+    },
+    access: {
+      auth: s.value('auth'),
+      defaultRate: s.value('default-rate'),
+      defaultBurst: s.value('default-burst'),
+      authFailRate: s.value('auth-fail-rate'),
+      authFailBurst: s.value('auth-fail-burst'),
+      anonRate: s.value('anon-rate'),
+      anonBurst: s.value('anon-burst'),
+      redis: s.value('redis'),
+      corsOrigins: s.value('cors-origin'),
+      accessLog: s.value('access-log'),
+    },
+    limits: {
+      maxInFlight: s.value('max-in-flight'),
+      headersTimeoutMs,
+      requestTimeoutMs,
+      keepAliveTimeoutMs: s.value('keep-alive-timeout'),
+    },
+  };
+}
