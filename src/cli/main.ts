@@ -19,6 +19,7 @@ const COMMANDS: Record<CommandName, () => Promise<Command>> = {
   demo: async () => (await import('./demoCommand.js')).demoCommand,
   'migrate-store': async () => (await import('./migrateStoreCommand.js')).migrateStoreCommand,
   config: async () => (await import('./configCommand.js')).configCommand,
+  keys: async () => (await import('./keysCommand.js')).keysCommand,
 };
 
 const isCommand = (name: string): name is CommandName => Object.prototype.hasOwnProperty.call(COMMANDS, name);

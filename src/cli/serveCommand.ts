@@ -5,23 +5,58 @@
  * forwards SIGTERM / SIGINT to them.
  */
 import cluster from 'node:cluster';
+import type { FastifyBaseLogger } from 'fastify';
+import { redisLimiter } from '../access/rateLimit/redisLimiter.js';
 import { buildApp } from '../http/app.js';
 import { openStore } from '../store/openStore.js';
 import { resolveSettings, type SettingsInput } from '../settings/resolve.js';
 import { serveOptions, type ServeOptions } from '../settings/serveOptions.js';
 import { version } from './config.js';
 
+/** A key never reaches a log line, whatever logs a request's headers. */
+const REDACT = { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization', 'headers["x-api-key"]'], censor: '[redacted]' };
+
+const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || host.startsWith('127.');
+
 /** Serves in this process until SIGTERM / SIGINT; resolves with the exit status. */
 async function serveHere(o: ServeOptions, announce: (address: string) => void): Promise<number> {
   const store = await openStore(o.db, o.store);
+  // Faults of Redis are logged through the app's logger once it exists (the limiter must exist first).
+  let log: FastifyBaseLogger | undefined;
+  const limiter =
+    o.access.redis === undefined
+      ? undefined
+      : await redisLimiter(o.access.redis, {
+          onFault: (err) => {
+            const fault = { fault: err instanceof Error ? err.message : String(err) };
+            const msg = 'rate limits: Redis unreachable, limiting per process';
+            if (log) log.error(fault, msg);
+            else process.stderr.write(JSON.stringify({ level: 50, time: Date.now(), ...fault, msg }) + '\n');
+          },
+          onRecover: () => log?.warn('rate limits: Redis answers again, limits are shared'),
+        });
   const app = await buildApp(
-    { store, rules: { range: o.range, matchRadiusKm: o.matchRadiusKm }, version: version(), cache: o.cache },
-    { logger: { level: o.level, stream: process.stderr } },
+    {
+      store,
+      rules: { range: o.range, matchRadiusKm: o.matchRadiusKm },
+      version: version(),
+      cache: o.cache,
+      access: o.access,
+      limits: o.limits,
+      limiter,
+    },
+    { logger: { level: o.level, stream: process.stderr, redact: REDACT } },
   );
+  log = app.log;
+  if (o.access.auth === 'off' && !isLoopback(o.host)) {
+    app.log.warn({ host: o.host }, 'auth is off on an address other hosts can reach: anyone there reads every site');
+  }
   let address: string;
   try {
     address = await app.listen({ port: o.port, host: o.host });
   } catch (err) {
+    await app.close();
+    await limiter?.close();
     await store.close();
     throw err;
   }
@@ -34,6 +69,7 @@ async function serveHere(o: ServeOptions, announce: (address: string) => void): 
       app.log.info({ signal }, 'draining and shutting down');
       app
         .close()
+        .then(() => limiter?.close())
         .then(() => store.close())
         .then(
           () => resolve(0),

@@ -15,6 +15,7 @@ Commands:
   demo           register demo sites and ingest demo runs
   migrate-store  copy every site and run from one store to another (SQLite <-> PostgreSQL)
   config         print the effective settings of serve and where each comes from
+  keys           create, list, revoke and roll API keys
 
 Options:
   -h, --help     show help (also: forecastd <command> --help)
@@ -70,6 +71,21 @@ FARM ISSUE from SHA256 to SHA256 (MISMATCH when they differ). Progress goes to
 stderr about once a second. Running it again updates what is there.
 `,
     outro: 'Exit status: 0 copied and verified; 1 a checksum differed; 2 usage error.\n',
+  },
+  keys: {
+    intro: `Usage: forecastd keys create --name NAME [--farms ID,ID,...] [--rate R] [--burst B] [--admin]
+       forecastd keys list [--json]
+       forecastd keys revoke NAME
+       forecastd keys roll NAME [--grace DURATION]
+
+API keys. create and roll print the new key alone on one line of stdout, once:
+it is never shown again (the store keeps only its SHA-256). A key scoped with
+--farms sees only those sites; without --rate / --burst it takes the server's
+defaults at request time. roll gives a new key with the same attributes; the old
+one keeps working until the grace ends (default 24h, at most 7d, 0 at once).
+A running server sees every change within 2 s.
+`,
+    outro: 'Exit status: 0 done; 1 refused (a name in use, no such live key); 2 usage error.\n',
   },
   config: {
     intro: `Usage: forecastd config [--config FILE] [--json] [serve options]

@@ -5,7 +5,12 @@
 import { createServer, type IncomingMessage, type ServerOptions } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { Door, doorSettings } from '../access/door.js';
+import { Keyring } from '../access/keyring.js';
+import { principalOf } from '../access/principal.js';
+import { localLimiter } from '../access/rateLimit/localLimiter.js';
 import { ApiError, CODES } from '../domain/errors.js';
+import { defaultOf, SETTINGS } from '../settings/definitions.js';
 import type { AppContext } from './context.js';
 import { directForecast } from './directForecast.js';
 import { clientErrorResponse, rawUnroutedResponse, registerErrorHandling, RoutePaths, sendError } from './envelope.js';
@@ -25,6 +30,9 @@ declare module 'fastify' {
   }
 }
 
+/** How often Node checks request and header timeouts, ms: they are enforced within this much of their setting. */
+const CONNECTIONS_CHECK_MS = 1000;
+
 export interface AppOptions {
   readonly logger?: FastifyServerOptions['logger'];
 }
@@ -33,18 +41,37 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   let closing = false;
   const forecasts = new ForecastService(ctx);
   const paths = new RoutePaths();
+  const limits = {
+    headersTimeoutMs: ctx.limits?.headersTimeoutMs ?? defaultOf(SETTINGS['headers-timeout'])!,
+    requestTimeoutMs: ctx.limits?.requestTimeoutMs ?? defaultOf(SETTINGS['request-timeout'])!,
+    keepAliveTimeoutMs: ctx.limits?.keepAliveTimeoutMs ?? defaultOf(SETTINGS['keep-alive-timeout'])!,
+  };
+  const keyring = new Keyring(ctx.store, { onError: (err) => app.log.warn({ err }, 'reading API keys failed') });
+  await keyring.start();
+  const limiter = ctx.limiter ?? localLimiter();
+  const door = new Door(doorSettings(ctx.access, ctx.limits), keyring, limiter);
   const app = Fastify({
     // The server's listener tries the direct forecast path first (directForecast.ts); the rest is the
     // framework's. The server is configured as the framework configures its own.
     serverFactory: (handler, options) => {
       // The framework hands its settled options (its defaults applied).
       const o = options as { http?: ServerOptions; keepAliveTimeout: number; requestTimeout: number; connectionTimeout: number; maxRequestsPerSocket: number };
+      const direct = directForecast(forecasts, () => closing, handler, (err) => app.log.warn({ err: err.cause ?? err }, 'store unavailable'));
       const server = createServer(
-        o.http ?? {},
-        directForecast(forecasts, () => closing, handler, (err) => app.log.warn({ err: err.cause ?? err }, 'store unavailable')),
+        {
+          ...o.http,
+          headersTimeout: limits.headersTimeoutMs,
+          requestTimeout: limits.requestTimeoutMs,
+          keepAliveTimeout: limits.keepAliveTimeoutMs,
+          // Node checks the two request timeouts on this interval (30 s by default): a slow client would
+          // otherwise hold its connection up to 30 s past them.
+          connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+        },
+        // The door first, for every request: whatever it refuses reaches neither the direct path nor a route.
+        (req, res) => {
+          if (door.admit(req, res)) direct(req, res);
+        },
       );
-      server.keepAliveTimeout = o.keepAliveTimeout;
-      server.requestTimeout = o.requestTimeout;
       server.setTimeout(o.connectionTimeout);
       if (o.maxRequestsPerSocket > 0) server.maxRequestsPerSocket = o.maxRequestsPerSocket;
       // Node hands a CONNECT over as a bare socket (and closes it unanswered when nobody listens): no route takes it.
@@ -72,7 +99,19 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
     },
   });
   app.decorate('routePaths', paths);
+  // Requests that did not come through the server's listener (inject) pass the same door here, first of all hooks.
+  app.addHook('onRequest', (req, reply, done) => {
+    if (principalOf(req.raw) !== undefined || door.admit(req.raw, reply.raw)) {
+      // Every answer of the framework's routes; the direct path and the door write it in their own headers.
+      reply.header('x-content-type-options', 'nosniff');
+      done();
+    } else reply.hijack();
+  });
   registerErrorHandling(app, paths);
+  app.addHook('onClose', async () => {
+    await keyring.close();
+    if (ctx.limiter === undefined) await limiter.close();
+  });
 
   // Callback-style hooks: they run on every request, and async ones cost a promise each.
   app.addHook('onRequest', (req, reply, done) => {

@@ -1,5 +1,7 @@
 /** What the HTTP layer is given by the command that builds it. */
+import type { RateLimiter } from '../access/rateLimit/rateLimiter.js';
 import type { SiteRules } from '../query/siteLookup.js';
+import type { AccessOptions, LimitOptions } from '../settings/serveOptions.js';
 import type { Store } from '../store/store.js';
 
 export interface CacheSettings {
@@ -18,4 +20,9 @@ export interface AppContext {
   readonly rules: SiteRules;
   readonly version: string;
   readonly cache?: CacheSettings;
+  /** Keys, scopes and rate limits; what is not given takes its setting's default. */
+  readonly access?: Partial<AccessOptions>;
+  readonly limits?: Partial<LimitOptions>;
+  /** Shared (Redis) rate limits, owned by the caller; default: per process, owned by the app. */
+  readonly limiter?: RateLimiter;
 }

@@ -72,6 +72,8 @@ export function writeStoreUnavailable(res: ServerResponse): void {
     JSON_TYPE,
     'content-length',
     String(Buffer.byteLength(body)),
+    'x-content-type-options',
+    'nosniff',
   ]);
   res.end(body);
 }
@@ -122,6 +124,7 @@ export function clientErrorResponse(err: NodeJS.ErrnoException): string {
     `HTTP/1.1 ${CODES.BAD_PARAMETER.status} Bad Request`,
     `Content-Type: ${JSON_TYPE}`,
     `Content-Length: ${Buffer.byteLength(body)}`,
+    'X-Content-Type-Options: nosniff',
     'Connection: close',
     '',
     body,
@@ -186,6 +189,7 @@ export function rawUnroutedResponse(u: Unrouted): string {
     ...(u.allow ? [`Allow: ${ALLOW}`] : []),
     `Content-Type: ${JSON_TYPE}`,
     `Content-Length: ${Buffer.byteLength(body)}`,
+    'X-Content-Type-Options: nosniff',
     'Connection: close',
     '',
     body,

@@ -11,6 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Static } from '@sinclair/typebox';
+import { scopeOfRequest } from '../access/principal.js';
 import { csvFileName, writeCsv } from '../domain/csvFormat.js';
 import { FORECAST_PAGE } from '../domain/limits.js';
 import { planForecast, type ForecastPlan } from '../query/forecastQuery.js';
@@ -158,12 +159,21 @@ export class ForecastService {
   }
 
   /**
+   * A remembered answer is found by the raw URL within the caller's scope: the same URL may name another site
+   * (a point's nearest visible site) or none at all for another scope, so answers never cross scopes.
+   */
+  private static memoKey(req: IncomingMessage): string {
+    const id = scopeOfRequest(req).id;
+    return id === '' ? req.url! : `${id}\u0000${req.url!}`;
+  }
+
+  /**
    * Sends the remembered answer for this request's URL if the read model has not
    * moved since it was prepared and its body is still cached; call after
    * reads.sync(). Returns whether it answered.
    */
   replay(req: IncomingMessage, res: ServerResponse, beforeWrite?: () => void): boolean {
-    const p = this.memoOf(req).peek(req.url!);
+    const p = this.memoOf(req).peek(ForecastService.memoKey(req));
     if (p === undefined || p.revision !== this.reads.revision || p.body === undefined) return false;
     const entry = this.bodies.sentAgain(p.key, p.body);
     if (entry === undefined) return false;
@@ -189,7 +199,7 @@ export class ForecastService {
       start: q.start,
       end: q.end,
       elements: q.elements,
-    });
+    }, scopeOfRequest(req));
     return then(plan, (plan) => this.answerPlan(q, plan, revision, req, res, beforeWrite));
   }
 
@@ -223,7 +233,7 @@ export class ForecastService {
     });
     // Remembered only while its body is kept (replay needs both), so the body cache's admission on a
     // second sighting decides for both; and only if no commit was applied while planning.
-    if (entry.release === undefined && this.reads.revision === revision) this.memoOf(req).set(req.url!, remembered(prepared, entry));
+    if (entry.release === undefined && this.reads.revision === revision) this.memoOf(req).set(ForecastService.memoKey(req), remembered(prepared, entry));
     beforeWrite?.();
     this.respond(req, res, prepared, entry);
   }
@@ -250,7 +260,13 @@ export class ForecastService {
   }
 
   private validatorHeaders(p: Prepared, coding: Coding): string[] {
-    return ['etag', entityTag(p.tag, coding), 'last-modified', p.lastModified, 'cache-control', p.cacheControl, 'vary', VARY];
+    return [
+      'etag', entityTag(p.tag, coding),
+      'last-modified', p.lastModified,
+      'cache-control', p.cacheControl,
+      'vary', VARY,
+      'x-content-type-options', 'nosniff',
+    ];
   }
 
   private headers200(p: Prepared, bytes: Buffer, coding: Coding): string[] {

@@ -21,6 +21,11 @@ Error codes: ${Object.values(CODES)
   .map((c) => `\`${c.code}\` (HTTP ${c.status}) ${c.summary}`)
   .join('; ')}.
 
+Access: every operation but the element catalogue (and this document) needs an API key, sent as
+\`Authorization: Bearer KEY\` or \`X-API-Key: KEY\` (an operator may run the server without keys). A key may be scoped
+to some sites: any other site is answered exactly as one that does not exist. Each key has a token bucket; answers to
+a limited caller carry \`RateLimit-Policy\` and \`RateLimit\`, and a refused request gets 429 with \`Retry-After\`.
+
 Versioning: this is interface version 1.0, served under \`/api/v1\`; \`info.version\` is the server's version.
 Within v1 changes are only additive (new endpoints, parameters, response members, headers, codes): clients must
 ignore members and headers they do not know. A change that would break a v1 client goes to \`/api/v2\`, served
@@ -49,8 +54,18 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       },
       // Relative: the document is served by the API it describes, wherever that is mounted.
       servers: [{ url: '/', description: 'This server' }],
-      // No API keys yet: every operation is open.
-      security: [{}],
+      // Keys are asked for on every operation but the open ones, which say so themselves (security: []).
+      security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An API key (fcd_ + 38 characters) as `Authorization: Bearer KEY`.',
+          },
+          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The same API key as `X-API-Key: KEY`.' },
+        },
+      },
       tags: [
         { name: 'forecast', description: 'Forecast data and model runs' },
         { name: 'farms', description: 'Sites' },

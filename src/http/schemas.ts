@@ -169,6 +169,36 @@ const CsvDownload = {
   examples: [`date_time,t2m,spd100\n2026-11-22T08:00:00+08:00,262.41,7.93\n`],
 } as const;
 
+/** On every answer to a caller whose rate is limited (a key, or an address with anon limits). */
+const rateLimitHeaders = {
+  'RateLimit-Policy': { type: 'string', description: 'The caller\'s bucket: `"default";q=B;w=W` (burst B, refilled over W seconds).' },
+  RateLimit: { type: 'string', description: 'What is left: `"default";r=N;t=T` (N whole requests left, T seconds until the bucket is full).' },
+} as const;
+
+const withHeaders = (description: string, headers: Record<string, { type: string; description: string }>): object => ({
+  description,
+  headers,
+  content: { 'application/json': { schema: Type.Ref('ErrorEnvelope') } },
+});
+
+const retryAfter = { 'Retry-After': { type: 'string', description: 'Whole seconds after which a retry can pass (at least 1).' } } as const;
+
+/** The answers every guarded operation may give besides its own: no key, too many requests, overloaded. */
+const guarded = {
+  401: withHeaders('40101: missing or invalid API key (the same answer for every reason).', {
+    'WWW-Authenticate': { type: 'string', description: '`Bearer realm="forecastd"`.' },
+  }),
+  429: withHeaders('42901: rate limited; nothing was done.', { ...retryAfter, ...rateLimitHeaders }),
+  500: errorRef('50000: internal error.'),
+  503: withHeaders('50300: the store is not reachable, the server is shutting down, or it is at its limit of requests in flight.', retryAfter),
+};
+
+const okJson = (data: TSchema, description: string): object => ({
+  description,
+  headers: rateLimitHeaders,
+  content: { 'application/json': { schema: envelope(data, description) } },
+});
+
 export const responses = {
   forecast: {
     200: {
@@ -176,6 +206,7 @@ export const responses = {
         'The forecast page as JSON; with format=csv (or Accept: text/csv without format) a text/csv download of the whole window.',
       headers: {
         ...forecastHeaders,
+        ...rateLimitHeaders,
         'Content-Disposition': {
           type: 'string',
           description: 'CSV downloads only: `attachment; filename="<farm_id>_<issue>.csv"`.',
@@ -186,31 +217,30 @@ export const responses = {
         'text/csv': { schema: CsvDownload },
       },
     },
-    304: { description: 'Not modified: the ETag still names the current representation.', type: 'null', headers: forecastHeaders },
+    304: {
+      description: 'Not modified: the ETag still names the current representation.',
+      type: 'null',
+      headers: { ...forecastHeaders, ...rateLimitHeaders },
+    },
     400: errorRef('40001: a parameter is missing or malformed.'),
-    404: errorRef('40401: unknown farm_id, no such issue, no data, or no site within the match radius.'),
+    404: errorRef('40401: unknown farm_id (or one the key may not see), no such issue, no data, or no site within the match radius.'),
     422: errorRef('42201: coordinates outside the service range.'),
-    500: errorRef('50000: internal error.'),
-    503: errorRef('50300: not ready or overloaded.'),
+    ...guarded,
   },
   farms: {
-    200: envelope(Type.Object({ ...pageFields, items: Type.Array(FarmItem) }), 'Sites sorted by farm_id.'),
+    200: okJson(Type.Object({ ...pageFields, items: Type.Array(FarmItem) }), 'Sites sorted by farm_id (those the key may see).'),
     400: errorRef('40001: a parameter is malformed.'),
-    500: errorRef('50000: internal error.'),
-    503: errorRef('50300: not ready or overloaded.'),
+    ...guarded,
   },
   issues: {
-    200: envelope(Type.Object({ ...pageFields, items: Type.Array(IssueItem) }), 'Runs, newest first.'),
+    200: okJson(Type.Object({ ...pageFields, items: Type.Array(IssueItem) }), 'Runs, newest first.'),
     400: errorRef('40001: a parameter is malformed.'),
-    404: errorRef('40401: unknown farm_id.'),
-    500: errorRef('50000: internal error.'),
-    503: errorRef('50300: not ready or overloaded.'),
+    404: errorRef('40401: unknown farm_id (or one the key may not see).'),
+    ...guarded,
   },
   elements: {
-    200: envelope(
-      Type.Object({ total: Type.Integer(), items: Type.Array(ElementItem) }),
-      'The element catalogue in canonical order.',
-    ),
+    200: okJson(Type.Object({ total: Type.Integer(), items: Type.Array(ElementItem) }), 'The element catalogue in canonical order.'),
     400: errorRef('40001: the query has malformed percent-encoding (parameters are otherwise ignored).'),
+    429: guarded[429],
   },
 } as const;

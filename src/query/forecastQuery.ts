@@ -9,6 +9,7 @@ import { resolveWindow, windowRecords } from '../domain/window.js';
 import type { Farm, StoredRun } from '../store/store.js';
 import { then, type Maybe } from './maybe.js';
 import type { ReadSource } from './readModel.js';
+import type { Scope } from './scope.js';
 import { farmById, farmNear, type SiteRules } from './siteLookup.js';
 
 export interface ForecastParams {
@@ -75,9 +76,9 @@ function checkShape(p: ForecastParams): { issueMs?: number; startMs?: number; en
  * read model, nearly always), else a promise. Errors are thrown or rejected the
  * same way.
  */
-export function planForecast(store: ReadSource, rules: SiteRules, p: ForecastParams): Maybe<ForecastPlan> {
+export function planForecast(store: ReadSource, rules: SiteRules, p: ForecastParams, scope: Scope): Maybe<ForecastPlan> {
   const shape = checkShape(p);
-  const farm = p.farmId !== undefined ? farmById(store, p.farmId) : farmNear(store, rules, p.lat!, p.lon!);
+  const farm = p.farmId !== undefined ? farmById(store, p.farmId, scope) : farmNear(store, rules, p.lat!, p.lon!, scope);
   return then(farm, (farm) =>
     then(p.issue ?? latestIssueOf(store, farm), (issue) =>
       then(store.getRun(farm.farmId, issue), (run) => {

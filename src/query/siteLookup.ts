@@ -4,6 +4,7 @@ import { boundingDegrees, distanceKm, inRange, type RangeBox } from '../domain/g
 import { numberText } from '../domain/numberText.js';
 import type { Box, Farm } from '../store/store.js';
 import { then, type Maybe } from './maybe.js';
+import { sees, type Scope } from './scope.js';
 
 /** What finding a site reads: a store, or the read model (which answers from memory). */
 export interface SiteSource {
@@ -16,15 +17,19 @@ export interface SiteRules {
   readonly matchRadiusKm: number;
 }
 
-export function farmById(store: SiteSource, farmId: string): Maybe<Farm> {
+/** The site by farm_id; one outside the scope is not found, exactly as one that is not registered. */
+export function farmById(store: SiteSource, farmId: string, scope: Scope): Maybe<Farm> {
   return then(store.getFarm(farmId), (farm) => {
-    if (!farm) throw notFound(`farm_id "${farmId.slice(0, 64)}" is not a registered site.`);
+    if (!farm || !sees(scope, farm.farmId)) throw notFound(`farm_id "${farmId.slice(0, 64)}" is not a registered site.`);
     return farm;
   });
 }
 
-/** The registered site nearest to (lat, lon) within the match radius; ties go to the smaller farm_id. */
-export function farmNear(store: SiteSource, rules: SiteRules, lat: number, lon: number): Maybe<Farm> {
+/**
+ * The site of the scope nearest to (lat, lon) within the match radius; ties go to the smaller farm_id.
+ * Sites outside the scope are not candidates: a point near one alone is answered as a point near none.
+ */
+export function farmNear(store: SiteSource, rules: SiteRules, lat: number, lon: number, scope: Scope): Maybe<Farm> {
   if (!inRange(rules.range, lat, lon)) {
     const r = rules.range;
     throw outOfRange(
@@ -34,13 +39,14 @@ export function farmNear(store: SiteSource, rules: SiteRules, lat: number, lon: 
   }
   const { dLat, dLon } = boundingDegrees(lat, rules.matchRadiusKm);
   const box = { latMin: lat - dLat, latMax: lat + dLat, lonMin: lon - dLon, lonMax: lon + dLon };
-  return then(store.farmsInBox(box), (candidates) => nearest(candidates, rules, lat, lon));
+  return then(store.farmsInBox(box), (candidates) => nearest(candidates, rules, lat, lon, scope));
 }
 
-function nearest(candidates: readonly Farm[], rules: SiteRules, lat: number, lon: number): Farm {
+function nearest(candidates: readonly Farm[], rules: SiteRules, lat: number, lon: number, scope: Scope): Farm {
   let best: Farm | undefined;
   let bestKm = Infinity;
   for (const f of candidates) {
+    if (!sees(scope, f.farmId)) continue;
     const km = distanceKm(lat, lon, f.lat, f.lon);
     if (km <= rules.matchRadiusKm && (km < bestKm || (km === bestKm && best !== undefined && f.farmId < best.farmId))) {
       best = f;

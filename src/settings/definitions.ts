@@ -9,11 +9,11 @@ import { DEFAULT_MATCH_RADIUS_KM, DEFAULT_RANGE } from '../domain/limits.js';
 import { DEFAULT_CACHE } from '../http/context.js';
 import { DEFAULT_DB } from '../store/openStore.js';
 import { PG_DEFAULTS } from '../store/store.js';
-import { choice, duration, integer, number, onOff, origins, rangeBox, redisUrl, storeUrl, text, type Kind } from './kinds.js';
+import { choice, duration, farmIds, integer, number, onOff, origins, rangeBox, redisUrl, storeUrl, text, type Kind } from './kinds.js';
 
 /** The commands that take settings (`farms` is `farms import`; `config` takes every setting of `serve`). */
-export type CommandName = 'serve' | 'ingest' | 'farms' | 'demo' | 'migrate-store' | 'config';
-export const COMMAND_NAMES: readonly CommandName[] = ['serve', 'ingest', 'farms', 'demo', 'migrate-store', 'config'];
+export type CommandName = 'serve' | 'ingest' | 'farms' | 'demo' | 'migrate-store' | 'config' | 'keys';
+export const COMMAND_NAMES: readonly CommandName[] = ['serve', 'ingest', 'farms', 'demo', 'migrate-store', 'config', 'keys'];
 
 /** Where a setting can come from besides its default. */
 export type Origin = 'flag' | 'env' | 'file';
@@ -45,7 +45,7 @@ type Spec<T> = Omit<SettingDef<T>, 'name' | 'default'>;
 const withDefault = <T>(spec: Spec<T> & { default: NoInfer<T> | (() => NoInfer<T>) }): Omit<SettingDef<T, true>, 'name'> => spec;
 const unset = <T>(spec: Spec<T>): Omit<SettingDef<T, false>, 'name'> => ({ ...spec, default: undefined });
 
-const STORE_COMMANDS: readonly CommandName[] = ['serve', 'ingest', 'farms', 'demo'];
+const STORE_COMMANDS: readonly CommandName[] = ['serve', 'ingest', 'farms', 'demo', 'keys'];
 const EVERY_COMMAND = COMMAND_NAMES;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -208,7 +208,7 @@ const TABLE = {
     unit: 'requests/s',
     commands: ['serve'],
     arg: 'R',
-    help: 'with auth off: rate limit per client address (with anon-burst)',
+    help: 'when no key is asked for (auth off, auto before the first key, open paths): rate per client address (with anon-burst)',
   }),
   'anon-burst': unset({
     kind: requests,
@@ -216,7 +216,7 @@ const TABLE = {
     unit: 'requests',
     commands: ['serve'],
     arg: 'B',
-    help: 'with auth off: burst per client address (with anon-rate)',
+    help: 'when no key is asked for: burst per client address (with anon-rate)',
   }),
   redis: unset({
     kind: redisUrl,
@@ -288,7 +288,21 @@ const TABLE = {
     arg: 'URL',
     help: 'the store to copy into (created and migrated if new)',
   }),
-  json: withDefault({ kind: onOff, default: false, commands: ['config'], help: 'print JSON: {"name": {"value": ..., "source": ...}, ...}', origins: ['flag'] }),
+  json: withDefault({ kind: onOff, default: false, commands: ['config', 'keys'], help: 'print JSON', origins: ['flag'] }),
+  // The attributes of one key (keys create / roll): arguments of a command line, never from the environment or a file.
+  name: unset({ kind: text('a key name'), commands: ['keys'], arg: 'NAME', help: 'keys create: the new key\'s name (unique among live keys)', origins: ['flag'] }),
+  farms: unset({ kind: farmIds, commands: ['keys'], arg: 'ID,ID,...', help: 'keys create: the sites the key may see (default: every site)', origins: ['flag'] }),
+  rate: unset({ kind: perSecond, unit: 'requests/s', commands: ['keys'], arg: 'R', help: "keys create: the key's refill rate (default: the server's default-rate)", origins: ['flag'] }),
+  burst: unset({ kind: requests, unit: 'requests', commands: ['keys'], arg: 'B', help: "keys create: the key's bucket size (default: the server's default-burst)", origins: ['flag'] }),
+  admin: withDefault({ kind: onOff, default: false, commands: ['keys'], help: 'keys create: an operator key (/metrics; sees every site)', origins: ['flag'] }),
+  grace: withDefault({
+    kind: duration(0, 7 * 86_400_000),
+    default: 86_400_000,
+    commands: ['keys'],
+    arg: 'DURATION',
+    help: 'keys roll: how long the old key keeps working (0s: stops at once)',
+    origins: ['flag'],
+  }),
 };
 
 type Table = typeof TABLE;

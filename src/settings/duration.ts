@@ -10,10 +10,12 @@ const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
 
 /**
  * Milliseconds of a duration text, or undefined when the text is not one: no
- * unit (`10`), a space (`5 s`), a sign (`-1s`), another unit (`1w`), empty, or
+ * unit (`10`; but `0` alone is zero), a space (`5 s`), a sign (`-1s`), another unit (`1w`), empty, or
  * an amount that is not a whole number of milliseconds (`1.5ms`) or too large.
  */
 export function parseDuration(text: string): number | undefined {
+  // Zero needs no unit (`keys roll --grace 0`: at once).
+  if (text === '0') return 0;
   const m = DURATION.exec(text);
   if (m === null) return undefined;
   const [, amount, unit] = m as unknown as [string, string, Unit];

@@ -5,6 +5,7 @@
  * caller words the error from `expects`.
  */
 import { parseRange, type RangeBox } from '../domain/geo.js';
+import { FARM_ID_PATTERN } from '../domain/limits.js';
 import { parseStoreUrl } from '../store/openStore.js';
 import { formatDuration, parseDuration } from './duration.js';
 
@@ -132,6 +133,20 @@ export const origins: Kind<readonly string[]> = (() => {
     fromText,
     fromJson: (v) =>
       Array.isArray(v) ? (v.every((o) => typeof o === 'string') ? ofList(v as string[]) : undefined) : viaText(fromText)(v),
+    text: (list) => list.join(','),
+    json: (list) => [...list],
+  };
+})();
+
+/** Site ids (farm_id form), comma-separated; in a file also an array. */
+export const farmIds: Kind<readonly string[]> = (() => {
+  const ofList = (list: readonly string[]): readonly string[] | undefined =>
+    list.length > 0 && list.every((id) => FARM_ID_PATTERN.test(id)) ? Object.freeze([...new Set(list)]) : undefined;
+  const fromText = (t: string): readonly string[] | undefined => ofList(t.split(',').map((id) => id.trim()));
+  return {
+    expects: 'site ids (1-64 of A-Z a-z 0-9 _ - .), comma-separated',
+    fromText,
+    fromJson: (v) => (Array.isArray(v) ? (v.every((id) => typeof id === 'string') ? ofList(v as string[]) : undefined) : viaText(fromText)(v)),
     text: (list) => list.join(','),
     json: (list) => [...list],
   };

@@ -25,6 +25,32 @@
  *   (and after commits of other processes that the adapter is told of). A reader
  *   that is not told must ask changeToken(); `changePollMs` is how stale it may
  *   let its answer become between two asks.
+ *
+ * API keys (INTERFACE.md section 10):
+ * - The store never sees a key's text: it keeps the key's SHA-256 (lowercase
+ *   hex, unique, indexed) and its display prefix, and refuses anything else in
+ *   those places, so that a key passed by mistake is not written.
+ * - A key is live at `now` when it is not revoked and has no end or an end
+ *   after `now`. Every key operation takes `now` from the caller (as epoch ms),
+ *   so that one clock decides both the grace end and liveness.
+ * - A name is unique among live keys: createKey refuses a live name
+ *   (KeyNameTakenError), also against a concurrent createKey by another process.
+ *   The exception is a roll: during its grace the old and the new key share
+ *   the name, and revokeKey ends both.
+ * - rollKey ends the live keys of a name at graceEndsAt (an earlier end stays;
+ *   graceEndsAt <= now revokes them at once) and adds a new key with the
+ *   attributes of the newest of them, in one transaction.
+ * - Keys are never deleted. Every create, revoke and roll takes a revision from
+ *   the same sequence as farms and runs and moves changeToken like them, in
+ *   every process; keysSince(r) returns every key written after revision r (all
+ *   keys for r = 0), so a process keeps all keys in memory and re-reads only
+ *   what changed when the token moves. Their own sequence would need a token of
+ *   its own; this way one token tells of every change. (A key change thus also
+ *   moves the revision changesSince reports, with no farms or runs in it.)
+ * - touchKeys records last use and is no change for readers: it takes no
+ *   revision, does not move this handle's changeToken nor fire onCommit (another
+ *   SQLite process may still see its token move, harmlessly), and never moves
+ *   last_used_at back.
  */
 import type { RunSeries } from '../domain/run.js';
 import type { SeriesView } from '../domain/seriesView.js';
@@ -111,6 +137,40 @@ export interface Changes {
   readonly runs: readonly RunChange[];
 }
 
+/** What createKey is told: the key's hash and prefix, never the key. */
+export interface NewKey {
+  readonly name: string;
+  /** SHA-256 of the key text, 64 lowercase hex digits. */
+  readonly hash: string;
+  /** Display prefix (`fcd_` + 4 characters), at most 16 characters. */
+  readonly prefix: string;
+  /** Sites the key may see; null = every site. */
+  readonly farms: readonly string[] | null;
+  /** Requests per second; null = the server's default, read at request time. */
+  readonly rate: number | null;
+  /** Bucket capacity, a whole number; null = the server's default. */
+  readonly burst: number | null;
+  readonly admin: boolean;
+}
+
+export interface StoredKey extends NewKey {
+  readonly id: number;
+  /** Epoch ms. */
+  readonly createdAt: number;
+  /** End of the key (set by a roll), epoch ms; null = none. */
+  readonly expiresAt: number | null;
+  readonly revokedAt: number | null;
+  /** Last recorded use (batched, at most about once a minute), epoch ms. */
+  readonly lastUsedAt: number | null;
+}
+
+export interface KeyChanges {
+  /** The store's current revision (the same sequence as Changes.revision). */
+  readonly revision: number;
+  /** Keys created, revoked or rolled after the revision asked for, by id. */
+  readonly keys: readonly StoredKey[];
+}
+
 /** The store cannot be reached or did not answer in time; the caller may retry later. */
 export class StoreUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -126,6 +186,13 @@ export class UnknownFarmError extends Error {
   }
 }
 
+export class KeyNameTakenError extends Error {
+  constructor(readonly keyName: string) {
+    super(`a live key is already named "${keyName}"; revoke it or choose another name`);
+    this.name = 'KeyNameTakenError';
+  }
+}
+
 export interface Store {
   upsertFarms(farms: readonly Farm[]): Promise<void>;
   getFarm(farmId: string): Promise<Farm | undefined>;
@@ -138,8 +205,11 @@ export interface Store {
   getRun(farmId: string, issue: string): Promise<StoredRun | undefined>;
   /** Newest issue holding data for the farm. */
   latestIssue(farmId: string): Promise<string | undefined>;
-  /** Issues newest first; with farmId only those holding data for that farm. */
-  listIssues(farmId: string | undefined, offset: number, limit: number): Promise<Page<IssueSummary>>;
+  /**
+   * Issues newest first; with farmId only those holding data for that farm. With `among`, only issues holding
+   * data of one of those farms are listed, and `farms` counts those farms only (a caller's scope).
+   */
+  listIssues(farmId: string | undefined, offset: number, limit: number, among?: readonly string[]): Promise<Page<IssueSummary>>;
 
   /** Longest a reader should go without asking changeToken() when no listener fired, ms. */
   readonly changePollMs: number;
@@ -158,6 +228,25 @@ export interface Store {
   exportRuns(after: RunKey | undefined, limit: number): Promise<readonly EncodedRun[]>;
   /** Publishes an already encoded run (as exported by any store), keeping its publication time. */
   importRun(run: Omit<EncodedRun, 'revision'>): Promise<Publication>;
+
+  /** Adds a key created at `now`; refuses a name a live key has (KeyNameTakenError). */
+  createKey(key: NewKey, now: number): Promise<StoredKey>;
+  /** Every key, revoked and expired ones too, by name (byte order), then creation time. */
+  listKeys(): Promise<readonly StoredKey[]>;
+  /** The key with this SHA-256, whatever its state. */
+  findKeyByHash(hash: string): Promise<StoredKey | undefined>;
+  /** Revokes every key of that name live at `now`; returns how many (0: no such live key). */
+  revokeKey(name: string, now: number): Promise<number>;
+  /**
+   * Ends the keys of that name live at `now` at graceEndsAt (at once when it is
+   * not after `now`) and adds a new key with their attributes; undefined when no
+   * key of that name is live.
+   */
+  rollKey(name: string, next: { readonly hash: string; readonly prefix: string }, graceEndsAt: number, now: number): Promise<StoredKey | undefined>;
+  /** Records last use, SHA-256 -> epoch ms, in one transaction; unknown hashes are ignored. */
+  touchKeys(lastUsed: ReadonlyMap<string, number>): Promise<void>;
+  /** Keys written (created, revoked, rolled) with a revision greater than `since`; since = 0: every key. */
+  keysSince(since: number): Promise<KeyChanges>;
 
   /** Resolves when the store answers; rejects otherwise. */
   ping(): Promise<void>;

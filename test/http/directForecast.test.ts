@@ -8,6 +8,7 @@ import { createServer, request, type IncomingHttpHeaders, type Server } from 'no
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { admitAs, ANONYMOUS } from '../../src/access/principal.js';
 import { buildApp } from '../../src/http/app.js';
 import { directForecast, directQuery } from '../../src/http/directForecast.js';
 import { ForecastService } from '../../src/http/forecastService.js';
@@ -148,12 +149,12 @@ describe('the direct listener', () => {
   test('answers well-formed queries itself and hands everything else on', async () => {
     const service = new ForecastService({ store, rules: DEFAULT_RULES, version: 'test', cache: CACHE });
     const handedOn: string[] = [];
-    const server: Server = createServer(
-      directForecast(service, () => false, (req, res) => {
-        handedOn.push(`${req.method} ${req.url}`);
-        res.writeHead(299).end();
-      }),
-    );
+    const direct = directForecast(service, () => false, (req, res) => {
+      handedOn.push(`${req.method} ${req.url}`);
+      res.writeHead(299).end();
+    });
+    // As the door admits a caller of a server that asks for no key.
+    const server: Server = createServer((req, res) => (admitAs(req, ANONYMOUS), direct(req, res)));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const at = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {

@@ -9,12 +9,16 @@ import { after, before, describe, test } from 'node:test';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { OpenAPIBackend, ValidationContext, type Operation } from 'openapi-backend';
 import type { FastifyInstance } from 'fastify';
-import { seed, testApp, testStore } from '../helpers/fixtures.js';
+import { buildApp } from '../../src/http/app.js';
+import { DEFAULT_RULES, seed, testStore } from '../helpers/fixtures.js';
+import { bearer, createKey } from '../helpers/keys.js';
 
 let app: FastifyInstance;
 let cleanup: () => Promise<void>;
 let base = '';
 let docText = '';
+let key = '';
+let tiny = '';
 
 before(async () => {
   const s = await testStore();
@@ -23,12 +27,15 @@ before(async () => {
     { farmId: 'WF_A', issue: '2026112000' },
     { farmId: 'PV_B', issue: '2026112012', opts: { steps: [0, 1, 2, 3], value: (k, e) => (e === 4 && k === 2 ? null : k + e / 10) } },
   ]);
-  app = await testApp(s.store);
+  key = await createKey(s.store, 'contract', { rate: 1000, burst: 100000 });
+  tiny = await createKey(s.store, 'tiny', { rate: 0.001, burst: 1 });
+  app = await buildApp({ store: s.store, rules: DEFAULT_RULES, version: 'test', access: { auth: 'required' } });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const addr = app.server.address();
   assert.ok(addr && typeof addr === 'object');
   base = `http://127.0.0.1:${addr.port}`;
   docText = await (await fetch(`${base}/api/v1/openapi.json`)).text();
+  assert.match(docText, /"openapi"/, 'the document is open');
 });
 
 after(async () => {
@@ -64,6 +71,30 @@ describe('the OpenAPI document under a maintained linter', () => {
     for (const op of ops) {
       assert.ok(typeof op.summary === 'string' && op.summary.length > 0, JSON.stringify(op).slice(0, 120));
       assert.ok(typeof op.operationId === 'string' && op.operationId.length > 0);
+    }
+  });
+
+  test('declares both key schemes, applies them to every operation but the open catalogue, with 401, 429 and 503', () => {
+    const doc = JSON.parse(docText);
+    assert.deepEqual(doc.components.securitySchemes.bearerAuth, {
+      type: 'http',
+      scheme: 'bearer',
+      description: doc.components.securitySchemes.bearerAuth.description,
+    });
+    assert.equal(doc.components.securitySchemes.apiKeyHeader.in, 'header');
+    assert.equal(doc.components.securitySchemes.apiKeyHeader.name, 'X-API-Key');
+    assert.deepEqual(doc.security, [{ bearerAuth: [] }, { apiKeyHeader: [] }]);
+    for (const [path, item] of Object.entries(doc.paths as Record<string, { get: any }>)) {
+      const op = item.get;
+      if (path === '/api/v1/elements') {
+        assert.deepEqual(op.security, [], 'the catalogue is open');
+        continue;
+      }
+      assert.equal(op.security, undefined, `${path} takes the document's security`);
+      for (const status of ['401', '429', '503']) assert.ok(op.responses[status], `${path} declares ${status}`);
+      assert.ok(op.responses['401'].headers['WWW-Authenticate']);
+      assert.ok(op.responses['429'].headers['Retry-After'] && op.responses['429'].headers.RateLimit);
+      assert.ok(op.responses['200'].headers.RateLimit && op.responses['200'].headers['RateLimit-Policy']);
     }
   });
 
@@ -123,8 +154,9 @@ async function violations(docJson: string, url: string, answer: Answer): Promise
   return problems;
 }
 
+/** A customer's request: with its key unless it sends its own Authorization. */
 async function get(url: string, headers: Record<string, string> = {}): Promise<Answer> {
-  const res = await fetch(`${base}${url}`, { headers });
+  const res = await fetch(`${base}${url}`, { headers: { ...bearer(key), ...headers } });
   return { status: res.status, headers: res.headers, body: await res.text() };
 }
 
@@ -145,6 +177,9 @@ describe('every answer validates against the document', () => {
     ['/api/v1/forecast/issues', {}],
     ['/api/v1/forecast/issues?farm_id=NOPE', {}],
     ['/api/v1/elements', {}],
+    ['/api/v1/elements', { authorization: '' }],
+    ['/api/v1/farms', { authorization: 'Bearer fcd_wrong' }],
+    ['/api/v1/forecast?farm_id=WF_A', { authorization: '' }],
   ];
   for (const [url, headers] of cases) {
     test(`GET ${url}${Object.keys(headers).length ? ' ' + JSON.stringify(headers) : ''}`, async () => {
@@ -152,6 +187,14 @@ describe('every answer validates against the document', () => {
       assert.deepEqual(await violations(docText, url, answer), []);
     });
   }
+
+  test('a 429 validates too', async () => {
+    const url = '/api/v1/forecast?farm_id=WF_A&size=1';
+    assert.equal((await get(url, bearer(tiny))).status, 200);
+    const refused = await get(url, bearer(tiny));
+    assert.equal(refused.status, 429);
+    assert.deepEqual(await violations(docText, url, refused), []);
+  });
 
   test('a 304 to a CSV download validates too', async () => {
     const url = '/api/v1/forecast?farm_id=WF_A&issue=2026112000&format=csv';

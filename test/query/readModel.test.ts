@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readRunCsv } from '../../src/ingest/runCsv.js';
 import { planForecast } from '../../src/query/forecastQuery.js';
+import { EVERY_SITE } from '../../src/query/scope.js';
 import { ReadModel } from '../../src/query/readModel.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
@@ -75,15 +76,15 @@ test('over a warmed read model a forecast is planned at once; a run not yet read
   const m = new ReadModel(store, 1 << 20);
   await m.sync();
   const params = { farmId: 'WF_A', issue: '2026112000', elements: ['t2m'] };
-  const cold = planForecast(m, DEFAULT_RULES, params);
+  const cold = planForecast(m, DEFAULT_RULES, params, EVERY_SITE);
   assert.ok(cold instanceof Promise, 'the first plan reads the run from the store');
   const planned = await cold;
-  const warm = planForecast(m, DEFAULT_RULES, params);
+  const warm = planForecast(m, DEFAULT_RULES, params, EVERY_SITE);
   assert.ok(!(warm instanceof Promise), 'the run is cached: no promise');
   assert.equal(warm.run.revision, planned.run.revision);
   assert.deepEqual([warm.from, warm.to], [planned.from, planned.to]);
   // Planning errors are thrown at once too.
-  assert.throws(() => planForecast(m, DEFAULT_RULES, { farmId: 'NOPE' }), /not a registered site/);
+  assert.throws(() => planForecast(m, DEFAULT_RULES, { farmId: 'NOPE' }, EVERY_SITE), /not a registered site/);
 });
 
 test('a commit by another connection is seen once the poll interval has passed', async () => {

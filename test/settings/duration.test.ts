@@ -13,13 +13,14 @@ describe('parseDuration', () => {
       ['2d', 172_800_000],
       ['1.5s', 1500],
       ['0s', 0],
+      ['0', 0],
       ['1.1s', 1100],
     ];
     for (const [text, ms] of cases) assert.equal(parseDuration(text), ms, text);
   });
 
   it('refuses a bare number, spaces, signs, other units, empty text and fractions of a millisecond', () => {
-    for (const text of ['10', '5 s', ' 5s', '5s ', '-1s', '+1s', '1w', '', 's', '1S', '1H', '1.s', '.5s', '1e3ms', '1.5ms', '0.0001s', '1,5s', '10sec', '1h30m']) {
+    for (const text of ['10', '00', '0.0', '5 s', ' 5s', '5s ', '-1s', '+1s', '1w', '', 's', '1S', '1H', '1.s', '.5s', '1e3ms', '1.5ms', '0.0001s', '1,5s', '10sec', '1h30m']) {
       assert.equal(parseDuration(text), undefined, JSON.stringify(text));
     }
   });

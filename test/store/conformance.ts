@@ -7,14 +7,56 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ELEMENT_COUNT } from '../../src/domain/elements.js';
 import { emptySeries, type RunSeries } from '../../src/domain/run.js';
-import { UnknownFarmError, type EncodedRun, type Farm, type RunKey, type Store } from '../../src/store/store.js';
+import { hashKey, mintKey } from '../../src/access/keyHash.js';
+import { keyState } from '../../src/access/keyState.js';
+import {
+  KeyNameTakenError,
+  UnknownFarmError,
+  type EncodedRun,
+  type Farm,
+  type NewKey,
+  type RunKey,
+  type Store,
+} from '../../src/store/store.js';
 
 export interface StoreHarness {
   /** The store under test, fresh and empty. */
   readonly store: Store;
   /** Opens another handle on the same store (another connection or process view). */
   openAnother(): Promise<Store>;
+  /** Everything the store holds of API keys as raw text (a file's bytes, or the rows as text). */
+  rawKeyText(): Promise<string>;
   cleanup(): Promise<void>;
+}
+
+/** Another process's commit may reach a handle a moment later (e.g. by NOTIFY): waits for its token to move, up to the bound. */
+async function tokenMovesFrom(store: Store, before: string): Promise<string> {
+  const deadline = Date.now() + store.changePollMs + 1000;
+  for (;;) {
+    const t = await store.changeToken();
+    if (t !== before || Date.now() > deadline) return t;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** The token once earlier commits have all been heard of (a NOTIFY may arrive a moment after its commit). */
+async function quietToken(store: Store): Promise<string> {
+  for (let t = await store.changeToken(); ; ) {
+    await new Promise((r) => setTimeout(r, 50));
+    const again = await store.changeToken();
+    if (again === t) return t;
+    t = again;
+  }
+}
+
+/** A fixed clock for key tests: the store takes `now` from its caller. */
+const T = 1_800_000_000_000;
+const DAY = 86_400_000;
+
+/** A new key (its text, kept by the test only) and what the store is told of it. */
+function newKey(name: string, attrs: Partial<Omit<NewKey, 'name' | 'hash' | 'prefix'>> = {}): { key: string; spec: NewKey } {
+  const m = mintKey();
+  return { key: m.key, spec: { name, hash: m.hash, prefix: m.prefix, farms: null, rate: null, burst: null, admin: false, ...attrs } };
 }
 
 const farm = (farmId: string, lat: number, lon: number, extra: [string, string][] = []): Farm => ({
@@ -58,6 +100,8 @@ export function storeConformance(adapter: string, open: () => Promise<StoreHarne
       await store.ping();
       assert.equal(await store.countFarms(), 0);
       assert.deepEqual(await store.listIssues(undefined, 0, 10), { total: 0, items: [] });
+      assert.deepEqual(await store.listKeys(), []);
+      assert.deepEqual((await store.keysSince(0)).keys, []);
     });
 
     test('upsertFarms inserts, then updates by farm_id, keeping extra columns in order', async () => {
@@ -145,6 +189,20 @@ export function storeConformance(adapter: string, open: () => Promise<StoreHarne
       assert.deepEqual(await store.listIssues('D4', 0, 10), { total: 0, items: [] });
     });
 
+    test('listIssues among a set of farms: only their runs, counted over them only', async () => {
+      assert.deepEqual(await store.listIssues(undefined, 0, 10, ['B2', 'C3']), {
+        total: 2,
+        items: [
+          { issue: '2026112000', farms: 1 },
+          { issue: '2026111912', farms: 1 },
+        ],
+      });
+      assert.deepEqual(await store.listIssues(undefined, 1, 1, ['B2', 'C3']), { total: 2, items: [{ issue: '2026111912', farms: 1 }] });
+      assert.deepEqual(await store.listIssues('B2', 0, 10, ['B2']), { total: 1, items: [{ issue: '2026112000', farms: 1 }] });
+      assert.deepEqual(await store.listIssues(undefined, 0, 10, []), { total: 0, items: [] });
+      assert.deepEqual(await store.listIssues(undefined, 0, 10, ["x') OR 1=1 --", 'D4']), { total: 0, items: [] });
+    });
+
     test('another handle on the same store sees committed publications at once', async () => {
       const other = await h.openAnother();
       try {
@@ -161,15 +219,7 @@ export function storeConformance(adapter: string, open: () => Promise<StoreHarne
     });
 
     test('changeToken moves at once on own commits, within changePollMs on another handle\'s, and not on reads', async () => {
-      /** Another process's commit may reach this handle a moment later (e.g. by NOTIFY): wait for it, up to the bound. */
-      const movesFrom = async (before: string): Promise<string> => {
-        const deadline = Date.now() + store.changePollMs + 1000;
-        for (;;) {
-          const t = await store.changeToken();
-          if (t !== before || Date.now() > deadline) return t;
-          await new Promise((r) => setTimeout(r, 5));
-        }
-      };
+      const movesFrom = (before: string): Promise<string> => tokenMovesFrom(store, before);
       const other = await h.openAnother();
       try {
         const t0 = await store.changeToken();
@@ -294,6 +344,221 @@ export function storeConformance(adapter: string, open: () => Promise<StoreHarne
       await store.putRun({ farmId: 'RAW1', issue: '2026112300', series: s });
       const got = await store.getRun('RAW1', '2026112300');
       assertSameSeries(got!.view.toSeries(), s);
+    });
+
+    test('createKey keeps hash, prefix and attributes; findKeyByHash and listKeys (name in byte order, then age) read them back', async () => {
+      const a = newKey('alpha', { farms: ['A1', 'B2'], rate: 2.5, burst: 10 });
+      const got = await store.createKey(a.spec, T);
+      assert.deepEqual(got, { id: got.id, ...a.spec, createdAt: T, expiresAt: null, revokedAt: null, lastUsedAt: null });
+      assert.equal(keyState(got, T), 'active');
+      const ops = await store.createKey(newKey('ops', { admin: true }).spec, T + 1);
+      const upper = await store.createKey(newKey('Zed', { farms: [] }).spec, T + 2);
+      assert.equal(ops.admin, true);
+      assert.deepEqual(upper.farms, []);
+      assert.equal(new Set([got.id, ops.id, upper.id]).size, 3);
+      assert.deepEqual(await store.findKeyByHash(a.spec.hash), got);
+      assert.equal(await store.findKeyByHash(hashKey('fcd_not_a_key')), undefined);
+      assert.deepEqual((await store.listKeys()).map((k) => k.name), ['Zed', 'alpha', 'ops']);
+    });
+
+    test('the store refuses a key text where the hash or prefix goes, and bad attributes, writing nothing', async () => {
+      const before = await store.keysSince(0);
+      const a = newKey('refused');
+      const bad: NewKey[] = [
+        { ...a.spec, hash: a.key },
+        { ...a.spec, hash: a.spec.hash.toUpperCase() },
+        { ...a.spec, prefix: a.key },
+        { ...a.spec, name: '' },
+        { ...a.spec, rate: 0 },
+        { ...a.spec, rate: Infinity },
+        { ...a.spec, burst: 1.5 },
+        { ...a.spec, burst: 0 },
+        { ...a.spec, farms: 'A1' as unknown as string[] },
+      ];
+      for (const k of bad) await assert.rejects(store.createKey(k, T), (e: Error) => !e.message.includes(a.key));
+      await store.createKey(newKey('roll-me').spec, T);
+      await assert.rejects(store.rollKey('roll-me', { hash: a.key, prefix: a.spec.prefix }, T + DAY, T));
+      await assert.rejects(store.rollKey('roll-me', { hash: a.spec.hash, prefix: a.key }, T + DAY, T));
+      const after = await store.keysSince(before.revision);
+      assert.deepEqual(after.keys.map((k) => k.name), ['roll-me']);
+      assert.equal(await store.findKeyByHash(a.spec.hash), undefined);
+    });
+
+    test('a name used by a live key is refused (even one that reads like a connection failure); revoked, it is free again', async () => {
+      const first = newKey('dup');
+      await store.createKey(first.spec, T);
+      await assert.rejects(store.createKey(newKey('dup').spec, T + 1), KeyNameTakenError);
+      await store.createKey(newKey('timeout_terminated').spec, T);
+      await assert.rejects(store.createKey(newKey('timeout_terminated').spec, T + 1), (e: Error) => e instanceof KeyNameTakenError && /timeout_terminated/.test(e.message));
+      assert.equal(await store.revokeKey('nobody', T + 2), 0);
+      assert.equal(await store.revokeKey('dup', T + 2), 1);
+      assert.equal(await store.revokeKey('dup', T + 3), 0, 'nothing live left');
+      const old = await store.findKeyByHash(first.spec.hash);
+      assert.equal(old?.revokedAt, T + 2);
+      assert.equal(keyState(old!, T + 3), 'revoked');
+      const again = await store.createKey(newKey('dup').spec, T + 4);
+      assert.equal(keyState(again, T + 4), 'active');
+      const dups = (await store.listKeys()).filter((k) => k.name === 'dup');
+      assert.deepEqual(dups.map((k) => k.createdAt), [T, T + 4], 'both kept, oldest first');
+    });
+
+    test('rollKey with a grace: the old key works until the grace ends, the new one has the same attributes', async () => {
+      const a = newKey('roller', { farms: ['C3'], rate: 1.5, burst: 3, admin: true });
+      const old = await store.createKey(a.spec, T);
+      const n1 = mintKey();
+      const rolled = await store.rollKey('roller', { hash: n1.hash, prefix: n1.prefix }, T + DAY, T + 10);
+      assert.ok(rolled);
+      assert.notEqual(rolled.id, old.id);
+      assert.deepEqual(rolled, {
+        id: rolled.id, name: 'roller', hash: n1.hash, prefix: n1.prefix, farms: ['C3'], rate: 1.5, burst: 3, admin: true,
+        createdAt: T + 10, expiresAt: null, revokedAt: null, lastUsedAt: null,
+      });
+      const ended = await store.findKeyByHash(a.spec.hash);
+      assert.equal(ended?.expiresAt, T + DAY);
+      assert.equal(ended?.revokedAt, null);
+      assert.equal(keyState(ended!, T + 20), 'expiring');
+      assert.equal(keyState(ended!, T + DAY), 'expired');
+      await assert.rejects(store.createKey(newKey('roller').spec, T + 20), KeyNameTakenError, 'still live, both');
+      // A roll within the grace: the first key keeps its earlier end.
+      const n2 = mintKey();
+      const again = await store.rollKey('roller', n2, T + 2 * DAY, T + 30);
+      assert.deepEqual([again?.farms, again?.rate, again?.burst, again?.admin], [['C3'], 1.5, 3, true]);
+      assert.equal((await store.findKeyByHash(a.spec.hash))?.expiresAt, T + DAY);
+      assert.equal((await store.findKeyByHash(n1.hash))?.expiresAt, T + 2 * DAY);
+      // After the first grace: two live keys of that name, and revoking the name ends both.
+      assert.equal(await store.revokeKey('roller', T + DAY + 1), 2);
+      const states = (await store.listKeys()).filter((k) => k.name === 'roller').map((k) => keyState(k, T + DAY + 2));
+      assert.deepEqual(states, ['expired', 'revoked', 'revoked']);
+    });
+
+    test('rollKey with no grace ends the old key at once; an unknown or dead name is no roll and takes no revision', async () => {
+      const a = newKey('instant', { rate: 7 });
+      await store.createKey(a.spec, T);
+      const n = mintKey();
+      const rolled = await store.rollKey('instant', n, T + 100, T + 100);
+      assert.equal(rolled?.rate, 7);
+      const old = await store.findKeyByHash(a.spec.hash);
+      assert.equal(old?.revokedAt, T + 100);
+      assert.equal(keyState(old!, T + 100), 'revoked');
+      assert.equal(keyState(rolled!, T + 100), 'active');
+      const rev = (await store.keysSince(0)).revision;
+      assert.equal(await store.rollKey('no-such-name', mintKey(), T + DAY, T), undefined);
+      assert.equal((await store.keysSince(0)).revision, rev);
+      assert.equal(await store.revokeKey('instant', T + 200), 1);
+      const rev2 = (await store.keysSince(0)).revision;
+      assert.ok(rev2 > rev);
+      assert.equal(await store.rollKey('instant', mintKey(), T + DAY, T + 300), undefined, 'only revoked keys left');
+      assert.equal(await store.revokeKey('instant', T + 300), 0);
+      assert.equal((await store.keysSince(0)).revision, rev2);
+    });
+
+    test('keys past their end do not count: after a roll\'s grace only the new key is live, and the name is free once it is revoked', async () => {
+      await store.createKey(newKey('lapse').spec, T);
+      await store.rollKey('lapse', mintKey(), T + 50, T + 10);
+      assert.equal(await store.revokeKey('lapse', T + 60), 1, 'only the new key is live after the grace');
+      await store.createKey(newKey('lapse').spec, T + 70);
+      const states = (await store.listKeys()).filter((k) => k.name === 'lapse').map((k) => keyState(k, T + 70));
+      assert.deepEqual(states, ['expired', 'revoked', 'active']);
+    });
+
+    test('touchKeys records last use without a revision, never moves it back, and moves no token', async () => {
+      const a = await store.createKey(newKey('touched-a').spec, T);
+      const b = await store.createKey(newKey('touched-b').spec, T);
+      const before = await store.keysSince(0);
+      const token = await quietToken(store);
+      let fired = 0;
+      const off = store.onCommit(() => fired++);
+      try {
+        await store.touchKeys(new Map([[a.hash, T + 1000], [b.hash, T + 2000], [hashKey('fcd_unknown'), T]]));
+        await store.touchKeys(new Map([[a.hash, T + 500]]));
+        await store.touchKeys(new Map());
+        assert.equal((await store.findKeyByHash(a.hash))?.lastUsedAt, T + 1000);
+        assert.equal((await store.findKeyByHash(b.hash))?.lastUsedAt, T + 2000);
+        await store.touchKeys(new Map([[a.hash, T + 3000]]));
+        assert.equal((await store.findKeyByHash(a.hash))?.lastUsedAt, T + 3000);
+        assert.deepEqual(await store.keysSince(before.revision), { revision: before.revision, keys: [] });
+        assert.equal((await store.snapshot()).revision, before.revision);
+        assert.equal(await store.changeToken(), token);
+        assert.equal(fired, 0);
+      } finally {
+        off();
+      }
+    });
+
+    test('keysSince: every key from 0, then only keys written after a revision, from the sequence farms and runs use', async () => {
+      const all = await store.keysSince(0);
+      assert.equal(all.keys.length, (await store.listKeys()).length);
+      assert.equal(all.revision, (await store.snapshot()).revision);
+      let fired = 0;
+      const off = store.onCommit(() => fired++);
+      const token = await store.changeToken();
+      const c = await store.createKey(newKey('since').spec, T);
+      assert.ok(fired >= 1, 'onCommit fires for a key write');
+      off();
+      assert.notEqual(await store.changeToken(), token);
+      const s1 = await store.keysSince(all.revision);
+      assert.ok(s1.revision > all.revision);
+      assert.deepEqual(s1.keys, [c]);
+      assert.deepEqual(await store.changesSince(all.revision), { revision: s1.revision, farms: [], runs: [] });
+      await store.revokeKey('since', T + 1);
+      const s2 = await store.keysSince(s1.revision);
+      assert.deepEqual(s2.keys.map((k) => [k.id, k.revokedAt]), [[c.id, T + 1]]);
+      const p = await store.putRun({ farmId: 'A1', issue: '2026112700', series: series([0], 31) });
+      assert.ok(p.revision > s2.revision);
+      assert.deepEqual(await store.keysSince(s2.revision), { revision: p.revision, keys: [] });
+    });
+
+    test('keys written through another handle are read here at once, and move this handle\'s token within changePollMs', async () => {
+      const other = await h.openAnother();
+      try {
+        const t0 = await store.changeToken();
+        const k0 = await store.keysSince(0);
+        const a = newKey('elsewhere', { farms: ['D4'] });
+        await other.createKey(a.spec, T);
+        assert.equal((await store.findKeyByHash(a.spec.hash))?.name, 'elsewhere');
+        const t1 = await tokenMovesFrom(store, t0);
+        assert.notEqual(t1, t0, "another handle's create");
+        assert.deepEqual((await store.keysSince(k0.revision)).keys.map((k) => k.hash), [a.spec.hash]);
+        const n = mintKey();
+        await other.rollKey('elsewhere', n, T + DAY, T + 1);
+        const t2 = await tokenMovesFrom(store, t1);
+        assert.notEqual(t2, t1, "another handle's roll");
+        assert.deepEqual((await store.findKeyByHash(n.hash))?.farms, ['D4']);
+        assert.equal(await other.revokeKey('elsewhere', T + 2), 2);
+        assert.notEqual(await tokenMovesFrom(store, t2), t2, "another handle's revocation");
+        assert.equal((await store.findKeyByHash(n.hash))?.revokedAt, T + 2);
+      } finally {
+        await other.close();
+      }
+    });
+
+    test('two handles creating one name at once: exactly one key is made', async () => {
+      const other = await h.openAnother();
+      try {
+        const tries = Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? store : other).createKey(newKey('race').spec, T));
+        const results = await Promise.allSettled(tries);
+        assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+        for (const r of results) if (r.status === 'rejected') assert.ok(r.reason instanceof KeyNameTakenError, String(r.reason));
+        assert.equal((await store.listKeys()).filter((k) => k.name === 'race').length, 1);
+      } finally {
+        await other.close();
+      }
+    });
+
+    test('the key text is never stored, only its hash and display prefix', async () => {
+      const a = newKey('secret', { farms: ['A1'] });
+      await store.createKey(a.spec, T);
+      const n = mintKey();
+      await store.rollKey('secret', n, T + DAY, T + 1);
+      await store.touchKeys(new Map([[n.hash, T + 2]]));
+      const raw = await h.rawKeyText();
+      for (const key of [a.key, n.key]) {
+        assert.ok(raw.includes(hashKey(key)), 'the hash is there');
+        assert.ok(raw.includes(key.slice(0, 8)), 'the display prefix is there');
+        assert.ok(!raw.includes(key), 'not the key');
+        assert.ok(!raw.includes(key.slice(4, 36)), 'not its random part');
+        assert.ok(!raw.includes(key.slice(8)), 'not what follows the display prefix');
+      }
     });
   });
 }

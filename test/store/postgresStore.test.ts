@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openStore } from '../../src/store/openStore.js';
+import pg from 'pg';
 import { freshPgDatabase, pgTestOptions } from '../helpers/pg.js';
 import { storeConformance } from './conformance.js';
 
@@ -14,6 +15,17 @@ storeConformance(
     return {
       store,
       openAnother: () => openStore(db.url),
+      // Every column of every key row, as PostgreSQL prints it.
+      rawKeyText: async () => {
+        const c = new pg.Client({ connectionString: db.url });
+        await c.connect();
+        try {
+          const rows = (await c.query<{ row: string }>('SELECT k::text AS row FROM api_keys k')).rows;
+          return rows.map((r) => r.row).join('\n');
+        } finally {
+          await c.end();
+        }
+      },
       cleanup: async () => {
         await store.close();
         await db.drop();

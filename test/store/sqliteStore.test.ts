@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -10,11 +10,15 @@ import { storeConformance } from './conformance.js';
 
 storeConformance('sqlite', async () => {
   const t = tempDir();
-  const url = `sqlite:${join(t.dir, 'sub', 'store.db')}`;
+  const path = join(t.dir, 'sub', 'store.db');
+  const url = `sqlite:${path}`;
   const store = await openStore(url);
   return {
     store,
     openAnother: () => openStore(url),
+    // The file and its write-ahead log, byte for byte (latin1 keeps every byte as one character).
+    rawKeyText: async () =>
+      ['', '-wal', '-shm'].map((ext) => (existsSync(path + ext) ? readFileSync(path + ext).toString('latin1') : '')).join('\n'),
     cleanup: async () => {
       await store.close();
       t.cleanup();

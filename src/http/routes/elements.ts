@@ -14,6 +14,8 @@ export function elementsRoute(app: FastifyInstance): void {
         summary: 'Element catalogue',
         description: 'The fifteen data fields in canonical order, with description, unit and kind (instant or accumulated).',
         tags: ['catalogue'],
+        // Open: a client reads the catalogue before it has a key.
+        security: [],
         response: responses.elements,
       },
     },

@@ -3,6 +3,8 @@ import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { FARMS_PAGE } from '../../domain/limits.js';
 import { pageOffset } from '../../domain/window.js';
+import { scopeOfRequest } from '../../access/principal.js';
+import { listFarms } from '../../query/lists.js';
 import type { AppContext } from '../context.js';
 import { ok } from '../envelope.js';
 import { FarmsQuery, responses } from '../schemas.js';
@@ -23,7 +25,7 @@ export function farmsRoute(app: FastifyInstance, ctx: AppContext): void {
     async (req) => {
       const page = req.query.page ?? 1;
       const size = req.query.size ?? FARMS_PAGE.defaultSize;
-      const { total, items } = await ctx.store.listFarms(pageOffset(page, size), size);
+      const { total, items } = await listFarms(ctx.store, scopeOfRequest(req.raw), pageOffset(page, size), size);
       return ok({
         total,
         page,

@@ -4,7 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { ISSUES_PAGE } from '../../domain/limits.js';
 import { formatUtc, parseIssue } from '../../domain/time.js';
 import { pageOffset } from '../../domain/window.js';
-import { farmById } from '../../query/siteLookup.js';
+import { scopeOfRequest } from '../../access/principal.js';
+import { listIssues } from '../../query/lists.js';
 import type { AppContext } from '../context.js';
 import { ok } from '../envelope.js';
 import { IssuesQuery, responses } from '../schemas.js';
@@ -28,8 +29,7 @@ export function issuesRoute(app: FastifyInstance, ctx: AppContext): void {
       const { farm_id: farmId } = req.query;
       const page = req.query.page ?? 1;
       const size = req.query.size ?? ISSUES_PAGE.defaultSize;
-      if (farmId !== undefined) await farmById(ctx.store, farmId);
-      const { total, items } = await ctx.store.listIssues(farmId, pageOffset(page, size), size);
+      const { total, items } = await listIssues(ctx.store, scopeOfRequest(req.raw), farmId, pageOffset(page, size), size);
       return ok({
         total,
         page,

@@ -37,4 +37,26 @@ export const PG_MIGRATIONS: readonly string[] = [
   );
   INSERT INTO counters (name, value) VALUES ('revision', 0);
   `,
+  // 2: API keys, as in the SQLite store's migration 3. A name is unique among live keys only (which
+  // depends on the time), so the store checks it inside a transaction that holds the counters row lock.
+  `
+  CREATE TABLE api_keys (
+    id           bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    name         text NOT NULL,
+    hash         text NOT NULL,
+    prefix       text NOT NULL,
+    farms        text,
+    rate         double precision CHECK (rate IS NULL OR rate > 0),
+    burst        integer CHECK (burst IS NULL OR burst >= 1),
+    admin        boolean NOT NULL DEFAULT false,
+    created_at   bigint NOT NULL,
+    expires_at   bigint,
+    revoked_at   bigint,
+    last_used_at bigint,
+    revision     bigint NOT NULL
+  );
+  CREATE UNIQUE INDEX api_keys_hash ON api_keys (hash);
+  CREATE INDEX api_keys_name ON api_keys (name);
+  CREATE INDEX api_keys_revision ON api_keys (revision);
+  `,
 ];

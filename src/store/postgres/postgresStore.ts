@@ -1,9 +1,10 @@
 /**
  * The PostgreSQL store (node-postgres). Same semantics as the SQLite store (see
  * ../store.ts), for several processes on several hosts:
- * - every publication bumps the `counters` row in its transaction, so revisions
- *   follow commit order, and sends NOTIFY forecastd_changes; each process
- *   LISTENs on a dedicated connection and learns of commits at once;
+ * - every publication (and every key create, revoke or roll) bumps the
+ *   `counters` row in its transaction, so revisions follow commit order, and
+ *   sends NOTIFY forecastd_changes; each process LISTENs on a dedicated
+ *   connection and learns of commits at once;
  * - readers may use a read replica; then the change token is the replica's own
  *   revision (read at most once per changePollMs), so a run appears when the
  *   replica has it;
@@ -13,18 +14,23 @@
 import pg from 'pg';
 import { encodeSeries, openSeries } from '../../domain/codec.js';
 import {
+  KeyNameTakenError,
   StoreUnavailableError,
   UnknownFarmError,
   type Box,
   type Changes,
   type Farm,
   type IssueSummary,
+  type KeyChanges,
+  type NewKey,
   type Page,
   type Publication,
   type Store,
+  type StoredKey,
   type StoredRun,
 } from '../store.js';
 import { extraText, FARM_COLUMNS, RUN_COLUMNS, toEncodedRun, toFarm, toStoredRun, type FarmRow, type RunRow } from '../rows.js';
+import { checkKeyText, checkNewKey, checkTime, farmsText, KEY_COLUMNS, toStoredKey, type KeyRow } from '../keyRows.js';
 import { PG_MIGRATIONS } from './migrations.js';
 
 export interface PgSettings {
@@ -38,6 +44,8 @@ export interface PgSettings {
 }
 
 const CHANNEL = 'forecastd_changes';
+/** A key live at $2 among those named $1: not revoked, and no end or an end after $2. */
+const LIVE_KEYS = 'name = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)';
 /** Key of the advisory lock that serialises schema migrations across processes. */
 const MIGRATION_LOCK = 0x66637374; // 'fcst'
 
@@ -49,7 +57,7 @@ const MIGRATION_LOCK = 0x66637374; // 'fcst'
  * SQLSTATE, are recognised by their text.
  */
 function isUnavailable(err: unknown): boolean {
-  if (err instanceof UnknownFarmError || err instanceof StoreUnavailableError) return false;
+  if (err instanceof UnknownFarmError || err instanceof KeyNameTakenError || err instanceof StoreUnavailableError) return false;
   const e = err as { code?: string; message?: string };
   const code = e.code ?? '';
   if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
@@ -235,6 +243,39 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
     notify();
   };
 
+  /**
+   * One key write. The counters row is locked first, as every publication does, so key writes are
+   * serialised with each other (two processes cannot both find a name free) and take revisions in
+   * commit order. Then the live keys of the name are locked in id order (touchKeys locks in that
+   * order too, so the two cannot deadlock); `write` gets them, newest first, and returns undefined
+   * when it changes nothing: then no revision is taken and nobody is told.
+   */
+  async function keyWrite<T>(
+    name: string,
+    now: number,
+    write: (c: pg.PoolClient, live: KeyRow[], revision: () => Promise<number>) => Promise<T | undefined>,
+  ): Promise<T | undefined> {
+    let revision: number | undefined;
+    const result = await transaction(primary, async (c) => {
+      await c.query(`SELECT value FROM counters WHERE name = 'revision' FOR UPDATE`);
+      const live = await c.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE ${LIVE_KEYS} ORDER BY id FOR UPDATE`, [name, now]);
+      const out = await write(c, live.rows.reverse(), async () => (revision = await nextRevision(c)));
+      if (revision !== undefined) await c.query('SELECT pg_notify($1, $2)', [CHANNEL, String(revision)]);
+      return out;
+    });
+    if (revision !== undefined) committed();
+    return result;
+  }
+
+  async function insertKey(c: pg.PoolClient, k: NewKey, now: number, revision: number): Promise<StoredKey> {
+    const r = await c.query<KeyRow>(
+      `INSERT INTO api_keys (name, hash, prefix, farms, rate, burst, admin, created_at, revision)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${KEY_COLUMNS}`,
+      [k.name, k.hash, k.prefix, farmsText(k), k.rate, k.burst, k.admin, now, revision],
+    );
+    return toStoredKey(r.rows[0]!);
+  }
+
   /** One publication: refuse an unknown farm, take the next revision, write, notify, commit. */
   async function publish(farmId: string, issue: string, blob: Uint8Array, records: number, at: number): Promise<Publication> {
     const pub = await transaction(primary, async (c) => {
@@ -257,6 +298,95 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
   return {
     // NOTIFY tells this process of every commit at once; the poll only guards a lost listener or a lagging replica.
     changePollMs: 1000,
+
+    async createKey(k, now) {
+      checkNewKey(k);
+      checkTime('now', now);
+      const key = await keyWrite(k.name, now, async (c, live, revision) => {
+        if (live.length > 0) throw new KeyNameTakenError(k.name);
+        return insertKey(c, k, now, await revision());
+      });
+      return key!;
+    },
+
+    async revokeKey(name, now) {
+      checkTime('now', now);
+      const n = await keyWrite(name, now, async (c, live, revision) => {
+        if (live.length === 0) return undefined;
+        const r = await c.query(`UPDATE api_keys SET revoked_at = $2, revision = $3 WHERE ${LIVE_KEYS}`, [name, now, await revision()]);
+        return r.rowCount ?? 0;
+      });
+      return n ?? 0;
+    },
+
+    async rollKey(name, next, graceEndsAt, now) {
+      checkKeyText(next);
+      checkTime('now', now);
+      checkTime('the grace end', graceEndsAt);
+      return keyWrite(name, now, async (c, live, revision) => {
+        const newest = live[0];
+        if (newest === undefined) return undefined;
+        const rev = await revision();
+        // An end already earlier (a roll within a roll's grace) stays; an end not after now revokes at once.
+        await c.query(
+          `UPDATE api_keys SET
+             expires_at = CASE WHEN expires_at IS NOT NULL AND expires_at < $3 THEN expires_at ELSE $3 END,
+             revoked_at = CASE WHEN $3 <= $2 THEN $2::bigint END,
+             revision = $4
+           WHERE ${LIVE_KEYS}`,
+          [name, now, graceEndsAt, rev],
+        );
+        return insertKey(c, { ...toStoredKey(newest), hash: next.hash, prefix: next.prefix }, now, rev);
+      });
+    },
+
+    // Not a change readers need: no revision, no NOTIFY, no move of this handle's token. One statement;
+    // rows are locked in id order, as keyWrite locks them.
+    async touchKeys(lastUsed) {
+      if (lastUsed.size === 0) return;
+      const hashes: string[] = [];
+      const times: number[] = [];
+      for (const [hash, at] of lastUsed) {
+        checkTime('a last use', at);
+        hashes.push(hash);
+        times.push(at);
+      }
+      await transaction(primary, (c) =>
+        c.query(
+          `WITH v (hash, at) AS (SELECT * FROM unnest($1::text[], $2::bigint[])),
+           locked AS (
+             SELECT k.id, v.at FROM api_keys k JOIN v ON k.hash = v.hash
+             WHERE k.last_used_at IS NULL OR k.last_used_at < v.at
+             ORDER BY k.id FOR UPDATE OF k
+           )
+           UPDATE api_keys SET last_used_at = GREATEST(api_keys.last_used_at, locked.at)
+           FROM locked WHERE api_keys.id = locked.id`,
+          [hashes, times],
+        ),
+      );
+    },
+
+    async listKeys() {
+      const rows = await read<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY name COLLATE "C", created_at, id`);
+      return rows.map(toStoredKey);
+    },
+
+    async findKeyByHash(hash) {
+      const rows = await read<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = $1`, [hash]);
+      return rows[0] && toStoredKey(rows[0]);
+    },
+
+    async keysSince(since): Promise<KeyChanges> {
+      return transaction(
+        reader,
+        async (c) => {
+          const rev = await c.query<{ value: string }>(`SELECT value FROM counters WHERE name = 'revision'`);
+          const keys = await c.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE revision > $1 ORDER BY id`, [since]);
+          return { revision: Number(rev.rows[0]!.value), keys: keys.rows.map(toStoredKey) };
+        },
+        'REPEATABLE READ READ ONLY',
+      );
+    },
 
     onCommit(l) {
       listeners.add(l);
@@ -348,14 +478,18 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
       return rows[0]?.issue;
     },
 
-    async listIssues(farmId, offset, limit): Promise<Page<IssueSummary>> {
+    async listIssues(farmId, offset, limit, among): Promise<Page<IssueSummary>> {
       const toItem = (r: { issue: string; farms: string }): IssueSummary => ({ issue: r.issue, farms: Number(r.farms) });
+      // Among a set of farms: one array parameter, whatever the set's size.
+      const inSet = (column: string, n: number): string => (among === undefined ? 'TRUE' : `${column} = ANY($${n}::text[])`);
+      const set = among === undefined ? [] : [among];
       if (farmId === undefined) {
         const [count, rows] = await Promise.all([
-          read<{ n: string }>('SELECT count(DISTINCT issue) AS n FROM runs'),
+          read<{ n: string }>(`SELECT count(DISTINCT issue) AS n FROM runs WHERE ${inSet('farm_id', 1)}`, set),
           read<{ issue: string; farms: string }>(
-            'SELECT issue, count(*) AS farms FROM runs GROUP BY issue ORDER BY issue DESC LIMIT $1 OFFSET $2',
-            [limit, offset],
+            `SELECT issue, count(*) AS farms FROM runs WHERE ${inSet('farm_id', 3)}
+             GROUP BY issue ORDER BY issue DESC LIMIT $1 OFFSET $2`,
+            [limit, offset, ...set],
           ),
         ]);
         return { total: Number(count[0]!.n), items: rows.map(toItem) };
@@ -363,9 +497,9 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
       const [count, rows] = await Promise.all([
         read<{ n: string }>('SELECT count(*) AS n FROM runs WHERE farm_id = $1', [farmId]),
         read<{ issue: string; farms: string }>(
-          `SELECT r.issue AS issue, (SELECT count(*) FROM runs a WHERE a.issue = r.issue) AS farms
+          `SELECT r.issue AS issue, (SELECT count(*) FROM runs a WHERE a.issue = r.issue AND ${inSet('a.farm_id', 4)}) AS farms
            FROM runs r WHERE r.farm_id = $1 ORDER BY r.issue DESC LIMIT $2 OFFSET $3`,
-          [farmId, limit, offset],
+          [farmId, limit, offset, ...set],
         ),
       ]);
       return { total: Number(count[0]!.n), items: rows.map(toItem) };

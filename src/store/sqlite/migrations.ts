@@ -37,4 +37,27 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX farms_revision ON farms (revision);
   CREATE INDEX runs_revision ON runs (revision);
   `,
+  // 3: API keys. Only the key's SHA-256 and display prefix are kept; the revision comes from the same
+  // counter as farms and runs, so one change token tells of them too. A name is unique among live keys
+  // only (which depends on the time), so the adapter checks it inside its write transaction.
+  `
+  CREATE TABLE api_keys (
+    id           INTEGER PRIMARY KEY,
+    name         TEXT NOT NULL,
+    hash         TEXT NOT NULL,
+    prefix       TEXT NOT NULL,
+    farms        TEXT,
+    rate         REAL CHECK (rate IS NULL OR rate > 0),
+    burst        INTEGER CHECK (burst IS NULL OR burst >= 1),
+    admin        INTEGER NOT NULL DEFAULT 0 CHECK (admin IN (0, 1)),
+    created_at   INTEGER NOT NULL,
+    expires_at   INTEGER,
+    revoked_at   INTEGER,
+    last_used_at INTEGER,
+    revision     INTEGER NOT NULL
+  );
+  CREATE UNIQUE INDEX api_keys_hash ON api_keys (hash);
+  CREATE INDEX api_keys_name ON api_keys (name);
+  CREATE INDEX api_keys_revision ON api_keys (revision);
+  `,
 ];

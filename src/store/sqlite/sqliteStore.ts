@@ -4,17 +4,24 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { encodeSeries, openSeries } from '../../domain/codec.js';
 import {
+  KeyNameTakenError,
   UnknownFarmError,
   type Box,
   type Farm,
   type IssueSummary,
+  type NewKey,
   type Page,
   type Publication,
   type Store,
+  type StoredKey,
   type StoredRun,
 } from '../store.js';
 import { extraText, FARM_COLUMNS, RUN_COLUMNS, toEncodedRun, toFarm, toStoredRun, type FarmRow, type RunRow } from '../rows.js';
+import { checkKeyText, checkNewKey, checkTime, farmsText, KEY_COLUMNS, toStoredKey, type KeyRow } from '../keyRows.js';
 import { MIGRATIONS } from './migrations.js';
+
+/** A key live at @now: not revoked, and no end or an end after @now. */
+const LIVE = '(revoked_at IS NULL AND (expires_at IS NULL OR expires_at > @now))';
 
 function migrate(db: Database.Database): void {
   // IMMEDIATE takes the write lock first, so two processes opening a new file
@@ -91,6 +98,19 @@ export function openSqliteStore(path: string): Store {
        FROM runs r WHERE r.farm_id = ? ORDER BY r.issue DESC LIMIT ? OFFSET ?`,
     ),
     countFarmIssues: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM runs WHERE farm_id = ?'),
+    // The same three among a set of farms, given as a JSON array (one parameter whatever the set's size).
+    listIssuesAmong: db.prepare<[string, number, number], IssueSummary>(
+      `SELECT issue, count(*) AS farms FROM runs WHERE farm_id IN (SELECT value FROM json_each(?))
+       GROUP BY issue ORDER BY issue DESC LIMIT ? OFFSET ?`,
+    ),
+    countIssuesAmong: db.prepare<[string], { n: number }>(
+      'SELECT count(DISTINCT issue) AS n FROM runs WHERE farm_id IN (SELECT value FROM json_each(?))',
+    ),
+    listFarmIssuesAmong: db.prepare<[string, string, number, number], IssueSummary>(
+      `SELECT r.issue AS issue,
+              (SELECT count(*) FROM runs a WHERE a.issue = r.issue AND a.farm_id IN (SELECT value FROM json_each(?))) AS farms
+       FROM runs r WHERE r.farm_id = ? ORDER BY r.issue DESC LIMIT ? OFFSET ?`,
+    ),
     ping: db.prepare('SELECT 1'),
     countRuns: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM runs'),
     exportFirst: db.prepare<[number], RunRow & { farm_id: string; issue: string }>(
@@ -99,6 +119,30 @@ export function openSqliteStore(path: string): Store {
     exportAfter: db.prepare<[string, string, number], RunRow & { farm_id: string; issue: string }>(
       `SELECT farm_id, issue, ${RUN_COLUMNS} FROM runs WHERE (farm_id, issue) > (?, ?) ORDER BY farm_id, issue LIMIT ?`,
     ),
+    liveKeys: db.prepare<{ name: string; now: number }, KeyRow>(
+      `SELECT ${KEY_COLUMNS} FROM api_keys WHERE name = @name AND ${LIVE} ORDER BY id DESC`,
+    ),
+    insertKey: db.prepare<unknown[], KeyRow>(
+      `INSERT INTO api_keys (name, hash, prefix, farms, rate, burst, admin, created_at, revision)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${KEY_COLUMNS}`,
+    ),
+    revokeKeys: db.prepare<{ name: string; now: number; revision: number }>(
+      `UPDATE api_keys SET revoked_at = @now, revision = @revision WHERE name = @name AND ${LIVE}`,
+    ),
+    // An end already earlier (a roll within a roll's grace) stays; an end not after now revokes at once.
+    endKeys: db.prepare<{ name: string; now: number; ends: number; revision: number }>(
+      `UPDATE api_keys SET
+         expires_at = CASE WHEN expires_at IS NOT NULL AND expires_at < @ends THEN expires_at ELSE @ends END,
+         revoked_at = CASE WHEN @ends <= @now THEN @now END,
+         revision = @revision
+       WHERE name = @name AND ${LIVE}`,
+    ),
+    touchKey: db.prepare<{ hash: string; at: number }>(
+      'UPDATE api_keys SET last_used_at = @at WHERE hash = @hash AND (last_used_at IS NULL OR last_used_at < @at)',
+    ),
+    listKeys: db.prepare<[], KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY name, created_at, id`),
+    keyByHash: db.prepare<[string], KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = ?`),
+    keysSince: db.prepare<[number], KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE revision > ? ORDER BY id`),
   };
 
   const upsertFarms = db.transaction((farms: readonly Farm[], now: number) => {
@@ -129,7 +173,70 @@ export function openSqliteStore(path: string): Store {
     return { revision, publishedAt: at };
   });
 
+  // Key writes run as IMMEDIATE transactions: the write lock is taken before the live-name check, so
+  // two processes cannot both find a name free.
+  const insertKey = (k: NewKey, now: number, revision: number): StoredKey =>
+    toStoredKey(q.insertKey.get(k.name, k.hash, k.prefix, farmsText(k), k.rate, k.burst, k.admin ? 1 : 0, now, revision)!);
+  const createKey = db.transaction((k: NewKey, now: number): StoredKey => {
+    if (q.liveKeys.get({ name: k.name, now }) !== undefined) throw new KeyNameTakenError(k.name);
+    return insertKey(k, now, q.nextRevision.get()!.value);
+  });
+  const revokeKey = db.transaction((name: string, now: number): number => {
+    if (q.liveKeys.get({ name, now }) === undefined) return 0;
+    return q.revokeKeys.run({ name, now, revision: q.nextRevision.get()!.value }).changes;
+  });
+  const rollKey = db.transaction((name: string, next: { hash: string; prefix: string }, ends: number, now: number) => {
+    const newest = q.liveKeys.get({ name, now });
+    if (newest === undefined) return undefined;
+    const revision = q.nextRevision.get()!.value;
+    q.endKeys.run({ name, now, ends, revision });
+    return insertKey({ ...toStoredKey(newest), hash: next.hash, prefix: next.prefix }, now, revision);
+  });
+  const touchKeys = db.transaction((lastUsed: ReadonlyMap<string, number>) => {
+    for (const [hash, at] of lastUsed) q.touchKey.run({ hash, at });
+  });
+  const keysSince = db.transaction((since: number) => ({
+    revision: q.revision.get()!.value,
+    keys: q.keysSince.all(since).map(toStoredKey),
+  }));
+
   return {
+    async createKey(k, now) {
+      checkNewKey(k);
+      checkTime('now', now);
+      const key = createKey.immediate(k, now);
+      committed();
+      return key;
+    },
+    async listKeys() {
+      return q.listKeys.all().map(toStoredKey);
+    },
+    async findKeyByHash(hash) {
+      const row = q.keyByHash.get(hash);
+      return row && toStoredKey(row);
+    },
+    async revokeKey(name, now) {
+      checkTime('now', now);
+      const n = revokeKey.immediate(name, now);
+      if (n > 0) committed();
+      return n;
+    },
+    async rollKey(name, next, graceEndsAt, now) {
+      checkKeyText(next);
+      checkTime('now', now);
+      checkTime('the grace end', graceEndsAt);
+      const key = rollKey.immediate(name, next, graceEndsAt, now);
+      if (key !== undefined) committed();
+      return key;
+    },
+    // Not a change readers need: no revision, no listener, no move of this handle's token.
+    async touchKeys(lastUsed) {
+      for (const at of lastUsed.values()) checkTime('a last use', at);
+      if (lastUsed.size > 0) touchKeys.immediate(lastUsed);
+    },
+    async keysSince(since) {
+      return keysSince.deferred(since);
+    },
     async upsertFarms(farms) {
       upsertFarms.immediate(farms, Date.now());
       committed();
@@ -173,7 +280,14 @@ export function openSqliteStore(path: string): Store {
     async latestIssue(farmId) {
       return q.latestIssue.get(farmId)?.issue;
     },
-    async listIssues(farmId, offset, limit): Promise<Page<IssueSummary>> {
+    async listIssues(farmId, offset, limit, among): Promise<Page<IssueSummary>> {
+      if (among !== undefined) {
+        const set = JSON.stringify(among);
+        if (farmId === undefined) {
+          return { total: q.countIssuesAmong.get(set)!.n, items: q.listIssuesAmong.all(set, limit, offset) };
+        }
+        return { total: q.countFarmIssues.get(farmId)!.n, items: q.listFarmIssuesAmong.all(set, farmId, limit, offset) };
+      }
       if (farmId === undefined) {
         return { total: q.countIssues.get()!.n, items: q.listIssues.all(limit, offset) };
       }

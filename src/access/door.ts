@@ -1,0 +1,206 @@
+/**
+ * The one door every request passes, before routing and before the direct
+ * forecast path: CORS preflight, the in-flight cap, the key, its scope and its
+ * rate. It either admits the request (admitAs: the routes read the scope from
+ * it) or answers it itself. The server's listener calls it first; a framework
+ * hook calls it for requests that did not come through the listener (inject),
+ * so there is no way to a route around it.
+ *
+ * Order: a preflight is answered before anything (browsers send no key with
+ * it); then the in-flight cap (cheapest refusal of load); then, for guarded
+ * paths, the key: its form (a checksum, so garbage costs no lookup), then the
+ * key table in memory. A failed key costs the client address a token of the
+ * failed-authentication bucket, never the key's. An admitted key pays one
+ * token of its own bucket, whatever the answer.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CODES, type CodeDef } from '../domain/errors.js';
+import { checkKeyForm } from './keyFormat.js';
+import type { Keyring } from './keyring.js';
+import { admitAs, ANONYMOUS, type Principal } from './principal.js';
+import { defaultOf, SETTINGS } from '../settings/definitions.js';
+import type { AccessOptions, LimitOptions } from '../settings/serveOptions.js';
+import { newDecision, type Decision } from './rateLimit/decision.js';
+import { limitHeader, policyHeader } from './rateLimit/headers.js';
+import type { RateLimiter } from './rateLimit/rateLimiter.js';
+import { routeClass } from './routeClass.js';
+
+export type AuthMode = 'auto' | 'required' | 'off';
+
+export interface DoorSettings {
+  readonly auth: AuthMode;
+  readonly defaultRate: number;
+  readonly defaultBurst: number;
+  readonly authFailRate: number;
+  readonly authFailBurst: number;
+  /** Per client address when no key is asked for; undefined: no limit. */
+  readonly anonRate: number | undefined;
+  readonly anonBurst: number | undefined;
+  /** Requests answered at once at most per process; beyond, 503. 0: no cap. */
+  readonly maxInFlight: number;
+  readonly corsOrigins: readonly string[];
+}
+
+/** The door's settings from serve's options; what is not given takes the default of its setting's one definition. */
+export function doorSettings(access: Partial<AccessOptions> = {}, limits: Partial<LimitOptions> = {}): DoorSettings {
+  return {
+    auth: access.auth ?? defaultOf(SETTINGS.auth)!,
+    defaultRate: access.defaultRate ?? defaultOf(SETTINGS['default-rate'])!,
+    defaultBurst: access.defaultBurst ?? defaultOf(SETTINGS['default-burst'])!,
+    authFailRate: access.authFailRate ?? defaultOf(SETTINGS['auth-fail-rate'])!,
+    authFailBurst: access.authFailBurst ?? defaultOf(SETTINGS['auth-fail-burst'])!,
+    anonRate: access.anonRate,
+    anonBurst: access.anonBurst,
+    maxInFlight: limits.maxInFlight ?? defaultOf(SETTINGS['max-in-flight'])!,
+    corsOrigins: access.corsOrigins ?? defaultOf(SETTINGS['cors-origin'])!,
+  };
+}
+
+export const UNAUTHORIZED_MESSAGE = 'A valid API key is required: send it as "Authorization: Bearer KEY" or "X-API-Key: KEY".';
+const WWW_AUTHENTICATE = 'Bearer realm="forecastd"';
+const JSON_TYPE = 'application/json; charset=utf-8';
+const EXPOSED = 'RateLimit, RateLimit-Policy, Retry-After, ETag, Forecast-Issue, X-Request-Id';
+const PREFLIGHT_HEADERS = 'Authorization, X-API-Key, If-None-Match, If-Modified-Since, Accept, Last-Event-ID';
+
+/** The key a request names, or null when it names none; '' when what it sends cannot be a key. */
+export function presentedKey(req: IncomingMessage): string | null {
+  const auth = req.headers.authorization;
+  const header = req.headers['x-api-key'];
+  let fromAuth: string | null = null;
+  if (auth !== undefined) {
+    // Scheme case-insensitive (RFC 9110); exactly one space; nothing else.
+    fromAuth = auth.length > 7 && auth.slice(0, 7).toLowerCase() === 'bearer ' ? auth.slice(7) : '';
+  }
+  // A repeated X-API-Key arrives joined with ", " and fails the form check.
+  const fromHeader = typeof header === 'string' ? header : header === undefined ? null : '';
+  if (fromAuth !== null && fromHeader !== null) return fromAuth === fromHeader ? fromAuth : '';
+  return fromAuth ?? fromHeader;
+}
+
+function clientAddress(req: IncomingMessage): string {
+  return req.socket.remoteAddress ?? '';
+}
+
+export class Door {
+  private inFlight = 0;
+  /** Filled by each take: the decision is read before the next one. */
+  private readonly decision = newDecision();
+  private readonly cors: ReadonlySet<string>;
+
+  constructor(
+    private readonly settings: DoorSettings,
+    private readonly keys: Keyring,
+    private readonly limiter: RateLimiter,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.cors = new Set(settings.corsOrigins);
+  }
+
+  /** Whether keys are asked for at this moment. */
+  keysRequired(): boolean {
+    const mode = this.settings.auth;
+    return mode === 'required' || (mode === 'auto' && this.keys.hasLiveKeys());
+  }
+
+  /**
+   * Admits the request (returns true: go on to the route) or answers it
+   * (returns false). Admitting twice is harmless: the second call sees the
+   * principal already set and lets it through (the framework hook after the
+   * listener).
+   */
+  admit(req: IncomingMessage, res: ServerResponse): boolean {
+    const origin = req.headers.origin;
+    if (origin !== undefined && this.cors.size > 0 && this.cors.has(origin)) {
+      if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
+        res.writeHead(204, [
+          'access-control-allow-origin', origin,
+          'access-control-allow-methods', 'GET, HEAD',
+          'access-control-allow-headers', PREFLIGHT_HEADERS,
+          'access-control-max-age', '600',
+          'vary', 'Origin',
+          'x-content-type-options', 'nosniff',
+        ]);
+        res.end();
+        return false;
+      }
+      res.setHeader('access-control-allow-origin', origin);
+      res.setHeader('access-control-expose-headers', EXPOSED);
+      res.appendHeader('vary', 'Origin');
+    }
+    if (this.settings.maxInFlight > 0) {
+      if (this.inFlight >= this.settings.maxInFlight) {
+        this.refuse(res, CODES.UNAVAILABLE, 'The server is at its limit of requests in flight; retry shortly.', ['retry-after', '1']);
+        return false;
+      }
+      this.inFlight++;
+      res.once('close', () => this.inFlight--);
+    }
+    const kind = routeClass(req.url ?? '/');
+    if (kind === 'open' || !this.keysRequired()) {
+      return this.admitAnonymous(req, res, kind === 'admin');
+    }
+    const text = presentedKey(req);
+    const key = text !== null && text !== '' && checkKeyForm(text) ? this.keys.lookup(text, this.now()) : undefined;
+    if (key === undefined) {
+      const d = this.limiter.take('authfail', clientAddress(req), this.settings.authFailRate, this.settings.authFailBurst, this.now(), this.decision);
+      if (!d.allowed) {
+        this.tooMany(res, d, []);
+        return false;
+      }
+      this.refuse(res, CODES.UNAUTHORIZED, UNAUTHORIZED_MESSAGE, ['www-authenticate', WWW_AUTHENTICATE]);
+      return false;
+    }
+    const rate = key.rate ?? this.settings.defaultRate;
+    const burst = key.burst ?? this.settings.defaultBurst;
+    const d = this.limiter.take('key', key.bucket, rate, burst, this.now(), this.decision);
+    const policy = policyHeader(burst, rate);
+    if (!d.allowed) {
+      this.tooMany(res, d, ['ratelimit-policy', policy, 'ratelimit', limitHeader(d)]);
+      return false;
+    }
+    res.setHeader('ratelimit-policy', policy);
+    res.setHeader('ratelimit', limitHeader(d));
+    if (kind === 'admin' && !key.admin) {
+      // Exactly what a path that does not exist gets: an ordinary key learns nothing of operator endpoints.
+      this.refuse(res, CODES.NO_ENDPOINT, `No endpoint ${req.method ?? 'GET'} ${(req.url ?? '').split('?')[0]!.slice(0, 80)}.`, []);
+      return false;
+    }
+    admitAs(req, key.principal);
+    return true;
+  }
+
+  private admitAnonymous(req: IncomingMessage, res: ServerResponse, admin: boolean): boolean {
+    const { anonRate, anonBurst } = this.settings;
+    if (anonRate !== undefined && anonBurst !== undefined) {
+      const d = this.limiter.take('anon', clientAddress(req), anonRate, anonBurst, this.now(), this.decision);
+      const policy = policyHeader(anonBurst, anonRate);
+      if (!d.allowed) {
+        this.tooMany(res, d, ['ratelimit-policy', policy, 'ratelimit', limitHeader(d)]);
+        return false;
+      }
+      res.setHeader('ratelimit-policy', policy);
+      res.setHeader('ratelimit', limitHeader(d));
+    }
+    // Without keys, operator endpoints are as open as the rest: whoever can reach the port operates it.
+    admitAs(req, admin ? ANONYMOUS_OPERATOR : ANONYMOUS);
+    return true;
+  }
+
+  private tooMany(res: ServerResponse, d: Decision, headers: string[]): void {
+    const s = String(d.retryAfterS);
+    this.refuse(res, CODES.RATE_LIMITED, `Too many requests: the rate limit is reached; retry after ${s} s.`, [...headers, 'retry-after', s]);
+  }
+
+  private refuse(res: ServerResponse, def: CodeDef, message: string, headers: string[]): void {
+    const body = JSON.stringify({ code: def.code, message, data: null });
+    res.writeHead(def.status, [
+      ...headers,
+      'content-type', JSON_TYPE,
+      'content-length', String(Buffer.byteLength(body)),
+      'x-content-type-options', 'nosniff',
+    ]);
+    res.end(body);
+  }
+}
+
+const ANONYMOUS_OPERATOR: Principal = Object.freeze({ ...ANONYMOUS, admin: true });

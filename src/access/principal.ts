@@ -1,0 +1,37 @@
+/**
+ * Who a request was admitted as: the door (door.ts) sets it before any route
+ * or the direct forecast path runs, and they read the scope from it. A request
+ * without one was never admitted: readers refuse it rather than assume a scope.
+ */
+import type { IncomingMessage } from 'node:http';
+import { EVERY_SITE, type Scope } from '../query/scope.js';
+
+export interface Principal {
+  /** The key's name, for logs; undefined when no key was asked for. */
+  readonly keyName: string | undefined;
+  readonly scope: Scope;
+  /** May read operator endpoints (/metrics). */
+  readonly admin: boolean;
+}
+
+/** A caller of a server that asks for no key: every site, no operator rights. */
+export const ANONYMOUS: Principal = Object.freeze({ keyName: undefined, scope: EVERY_SITE, admin: false });
+
+const PRINCIPAL = Symbol('forecastd.principal');
+
+type Admitted = IncomingMessage & { [PRINCIPAL]?: Principal };
+
+export function admitAs(req: IncomingMessage, principal: Principal): void {
+  (req as Admitted)[PRINCIPAL] = principal;
+}
+
+export function principalOf(req: IncomingMessage): Principal | undefined {
+  return (req as Admitted)[PRINCIPAL];
+}
+
+/** The scope of an admitted request; a request the door never saw is a programming error, not an open door. */
+export function scopeOfRequest(req: IncomingMessage): Scope {
+  const p = (req as Admitted)[PRINCIPAL];
+  if (p === undefined) throw new Error('request reached a route without passing the door');
+  return p.scope;
+}
