@@ -41,6 +41,7 @@ async function serveHere(o: ServeOptions, announce: (address: string) => void): 
       rules: { range: o.range, matchRadiusKm: o.matchRadiusKm },
       version: version(),
       cache: o.cache,
+      runDeadlineMs: o.runDeadlineMs,
       access: o.access,
       limits: o.limits,
       limiter,

@@ -20,6 +20,8 @@ export interface AppContext {
   readonly rules: SiteRules;
   readonly version: string;
   readonly cache?: CacheSettings;
+  /** How long after its first publication a run may keep receiving before it is partial, ms (default: the setting's). */
+  readonly runDeadlineMs?: number;
   /** Keys, scopes and rate limits; what is not given takes its setting's default. */
   readonly access?: Partial<AccessOptions>;
   readonly limits?: Partial<LimitOptions>;

@@ -47,6 +47,8 @@ interface Prepared {
   readonly cacheControl: string;
   readonly contentType: string;
   readonly disposition: string | undefined;
+  /** The run served: its issue, for Forecast-Issue. */
+  readonly issue: string;
   /** Read model revision the answer was prepared at. */
   readonly revision: number;
   /** Headers of the 200 answer with the identity body, made when first sent: a remembered answer is sent again and again. */
@@ -123,6 +125,7 @@ function remembered(p: Prepared, body: CachedBody): Prepared {
     cacheControl: p.cacheControl,
     contentType: p.contentType,
     disposition: p.disposition,
+    issue: p.issue,
     revision: p.revision,
     used: false,
   };
@@ -225,6 +228,7 @@ export class ForecastService {
       cacheControl: q.issue === undefined ? this.latestCacheControl : IMMUTABLE,
       contentType: csv ? CSV_TYPE : JSON_TYPE,
       disposition: csv ? `attachment; filename="${csvFileName(plan.farm.farmId, run.issue)}"` : undefined,
+      issue: run.issue,
       revision,
     };
     const entry = this.bodies.body(key, keyHash, (sink) => {
@@ -265,6 +269,7 @@ export class ForecastService {
       'last-modified', p.lastModified,
       'cache-control', p.cacheControl,
       'vary', VARY,
+      'forecast-issue', p.issue,
       'x-content-type-options', 'nosniff',
     ];
   }

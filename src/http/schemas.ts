@@ -5,6 +5,7 @@
 import { Type, type TInteger, type TSchema } from '@sinclair/typebox';
 import { ELEMENTS, ELEMENT_NAMES } from '../domain/elements.js';
 import { CODES } from '../domain/errors.js';
+import { RUN_STATUSES } from '../domain/runState.js';
 import { FARMS_PAGE, FORECAST_PAGE, ISSUES_PAGE } from '../domain/limits.js';
 
 const TIME_FORMS =
@@ -62,6 +63,13 @@ export const FarmsQuery = Type.Object({
 
 export const IssuesQuery = Type.Object({
   farm_id: Type.Optional(Type.String({ minLength: 1, description: 'Only runs holding data for this site.' })),
+  status: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: 'Only runs in these states, comma-separated: receiving, complete, partial, superseded.',
+      examples: ['complete,partial'],
+    }),
+  ),
   page: Type.Optional(pageParam),
   size: Type.Optional(sizeParam(ISSUES_PAGE, 'runs')),
 });
@@ -131,10 +139,23 @@ export const FarmItem = Type.Object(
   { additionalProperties: Type.String(), description: 'A site; further registry columns follow as strings.' },
 );
 
+const beijingTime = (what: string): TSchema => Type.String({ description: `${what}, Beijing time: yyyy-MM-ddTHH:mm:ss+08:00.` });
+
 export const IssueItem = Type.Object({
   issue: Type.String({ description: 'yyyyMMddHH, UTC.' }),
   issue_time_utc: Type.String({ description: 'yyyy-MM-ddTHH:mm:ssZ.' }),
-  farms: Type.Integer({ description: 'Number of sites holding data in this run.' }),
+  status: Type.Union(RUN_STATUSES.map((s) => Type.Literal(s)), {
+    description:
+      'receiving: some expected sites hold data, not all, before the deadline; complete: every expected site holds data; ' +
+      'partial: the deadline passed first; superseded: a newer run is complete or partial.',
+  }),
+  farms: Type.Integer({ description: 'Number of sites (that the key may see) holding data in this run.' }),
+  farms_expected: Type.Integer({ description: 'Registered sites the key may see, at the time of the answer.' }),
+  available_at: beijingTime('The first publication in the run'),
+  completed_at: Type.Union([beijingTime('When the run became complete or partial'), Type.Null()], {
+    description: 'When the run became complete or partial; null while receiving.',
+  }),
+  updated_at: beijingTime('The last publication in the run'),
 });
 
 export const ElementItem = Type.Object({
@@ -157,6 +178,7 @@ const forecastHeaders = {
     description: '`public, max-age=31536000, immutable` when issue is given; `public, max-age=60` when the latest run is implied.',
   },
   Vary: { type: 'string', description: 'Accept, Accept-Encoding.' },
+  'Forecast-Issue': { type: 'string', description: 'The run the answer was served from, yyyyMMddHH (UTC).' },
 } as const;
 
 /** The CSV delivery format: a header line (date_time, then the selected fields in catalogue order), one line per record. */

@@ -124,6 +124,13 @@ const TABLE = {
     arg: 'S',
     help: 'Cache-Control max-age when the latest run is implied',
   }),
+  'run-deadline': withDefault({
+    kind: duration(60_000, 30 * 86_400_000),
+    default: 3 * 3_600_000,
+    commands: ['serve'],
+    arg: 'DURATION',
+    help: "a run still missing sites this long after its first file is partial",
+  }),
   'read-db': unset({
     kind: storeUrl,
     defaultText: 'none: reads go to db',

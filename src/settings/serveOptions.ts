@@ -41,6 +41,8 @@ export interface ServeOptions {
   readonly level: ValueOf<'log-level'>;
   readonly workers: number;
   readonly cache: CacheSettings;
+  /** How long after its first publication a run may keep receiving before it is partial, ms. */
+  readonly runDeadlineMs: number;
   readonly store: StoreOptions;
   readonly access: AccessOptions;
   readonly limits: LimitOptions;
@@ -66,6 +68,7 @@ export function serveOptions(s: Resolved): ServeOptions {
     matchRadiusKm: s.value('match-radius-km'),
     level: s.value('log-level'),
     workers: s.value('workers'),
+    runDeadlineMs: s.value('run-deadline'),
     cache: {
       seriesMb: s.value('series-cache-mb'),
       bodyMb: s.value('body-cache-mb'),

@@ -5,7 +5,7 @@
  * like numbers). Integer columns may arrive as text (PostgreSQL's bigint).
  */
 import { openSeries } from '../domain/codec.js';
-import type { EncodedRun, Farm, StoredRun } from './store.js';
+import type { EncodedRun, Farm, RunArrival, StoredRun } from './store.js';
 
 export interface FarmRow {
   farm_id: string;
@@ -50,4 +50,21 @@ export const toEncodedRun = (r: RunRow & { farm_id: string; issue: string }): En
   blob: r.series,
   revision: Number(r.revision),
   publishedAt: Number(r.published_at),
+});
+
+/** Per run: how many sites hold data and when they arrived (numbers may come back as text from PostgreSQL). */
+export interface RunArrivalRow {
+  issue: string;
+  farms: number | string;
+  first: number | string;
+  lastFirst: number | string;
+  last: number | string;
+}
+
+export const toArrival = (r: RunArrivalRow): RunArrival => ({
+  issue: r.issue,
+  farms: Number(r.farms),
+  firstPublishedAt: Number(r.first),
+  lastArrivalAt: Number(r.lastFirst),
+  lastPublishedAt: Number(r.last),
 });

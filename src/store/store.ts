@@ -112,6 +112,19 @@ export interface IssueSummary {
   readonly farms: number;
 }
 
+/** When a run's sites arrived, over all its sites (or those of a scope). */
+export interface RunArrival {
+  readonly issue: string;
+  /** Sites holding data in the run. */
+  readonly farms: number;
+  /** The first publication of any site in the run, epoch ms. */
+  readonly firstPublishedAt: number;
+  /** When the last of these sites first arrived (later replacements do not move it), epoch ms. */
+  readonly lastArrivalAt: number;
+  /** The last publication in the run, replacements included, epoch ms. */
+  readonly lastPublishedAt: number;
+}
+
 export interface Page<T> {
   readonly total: number;
   readonly items: readonly T[];
@@ -221,6 +234,12 @@ export interface Store {
   snapshot(): Promise<{ revision: number; farms: readonly Farm[] }>;
   /** Farms and runs written with a revision greater than `since`. */
   changesSince(since: number): Promise<Changes>;
+
+  /**
+   * Every run, newest first, with its site count and arrival times; with `among`, over those farms only (runs
+   * holding none of them are left out). Each (site, run) keeps the time it was first published when replaced.
+   */
+  runArrivals(among?: readonly string[]): Promise<readonly RunArrival[]>;
 
   /** Number of (farm, run) records. */
   countRuns(): Promise<number>;

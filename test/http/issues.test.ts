@@ -53,25 +53,33 @@ after(async () => {
   for (const c of stores) await c();
 });
 
+/** The members this file is about (run states have their own tests: runStates.test.ts). */
+const brief = (i: { issue: string; issue_time_utc: string; farms: number }) => ({ issue: i.issue, issue_time_utc: i.issue_time_utc, farms: i.farms });
+
 describe('GET /api/v1/forecast/issues', () => {
-  test('items are {issue, issue_time_utc, farms}, newest first, farms counting sites in the run', async () => {
+  test('items are {issue, issue_time_utc, status, farms, …}, newest first, farms counting sites in the run', async () => {
     const d = okData(await get(app, I));
     assert.deepEqual(Object.keys(d), ['total', 'page', 'size', 'items']);
     assert.equal(d.total, 3);
     assert.equal(d.page, 1);
     assert.equal(d.size, 100);
-    assert.deepEqual(d.items, [
+    assert.deepEqual(d.items.map(brief), [
       { issue: '2026112012', issue_time_utc: '2026-11-20T12:00:00Z', farms: 1 },
       { issue: '2026112000', issue_time_utc: '2026-11-20T00:00:00Z', farms: 3 },
       { issue: '2026111912', issue_time_utc: '2026-11-19T12:00:00Z', farms: 1 },
     ]);
-    for (const item of d.items) assert.deepEqual(Object.keys(item), ['issue', 'issue_time_utc', 'farms']);
+    for (const item of d.items) {
+      assert.deepEqual(Object.keys(item), ['issue', 'issue_time_utc', 'status', 'farms', 'farms_expected', 'available_at', 'completed_at', 'updated_at']);
+      // Four registered sites, one of them without data in any run: the newest run is still receiving.
+      assert.equal(item.farms_expected, 4);
+    }
+    assert.equal(d.items[0].status, 'receiving');
   });
 
   test('farm_id keeps the runs holding data for that site', async () => {
     const b = okData(await get(app, `${I}?farm_id=PV_B`));
     assert.equal(b.total, 1);
-    assert.deepEqual(b.items, [{ issue: '2026112000', issue_time_utc: '2026-11-20T00:00:00Z', farms: 3 }]);
+    assert.deepEqual(b.items.map(brief), [{ issue: '2026112000', issue_time_utc: '2026-11-20T00:00:00Z', farms: 3 }]);
     const c = okData(await get(app, `${I}?farm_id=WF_C`));
     assert.deepEqual(
       c.items.map((i: any) => [i.issue, i.farms]),
@@ -129,7 +137,7 @@ describe('GET /api/v1/forecast/issues', () => {
     const d = okData(await get(bigApp, `${I}?size=1000`));
     assert.equal(d.items.length, 1000);
     const p2 = okData(await get(bigApp, `${I}?size=1000&page=2`));
-    assert.deepEqual(p2.items, [{ issue: '2026100100', issue_time_utc: '2026-10-01T00:00:00Z', farms: 1 }]);
+    assert.deepEqual(p2.items.map(brief), [{ issue: '2026100100', issue_time_utc: '2026-10-01T00:00:00Z', farms: 1 }]);
     assertError(await get(bigApp, `${I}?size=1001`), 400, 40001, ['size']);
   });
 

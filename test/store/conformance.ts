@@ -189,6 +189,21 @@ export function storeConformance(adapter: string, open: () => Promise<StoreHarne
       assert.deepEqual(await store.listIssues('D4', 0, 10), { total: 0, items: [] });
     });
 
+    test('runArrivals: per run its sites and arrival times; a replacement keeps the first arrival', async () => {
+      const before = await store.runArrivals();
+      assert.deepEqual(before.map((r) => [r.issue, r.farms]), [['2026112012', 1], ['2026112000', 2], ['2026111912', 1]]);
+      const old = before.find((r) => r.issue === '2026112012')!;
+      assert.ok(old.firstPublishedAt <= old.lastArrivalAt && old.lastArrivalAt <= old.lastPublishedAt);
+      await new Promise((r) => setTimeout(r, 5));
+      const pub = await store.putRun({ farmId: 'A1', issue: '2026112012', series: series([0, 1], 9) });
+      const after = (await store.runArrivals()).find((r) => r.issue === '2026112012')!;
+      assert.equal(after.firstPublishedAt, old.firstPublishedAt, 'the first publication stays');
+      assert.equal(after.lastArrivalAt, old.lastArrivalAt);
+      assert.equal(after.lastPublishedAt, pub.publishedAt, 'the last publication moves');
+      assert.deepEqual((await store.runArrivals(['B2', 'C3'])).map((r) => [r.issue, r.farms]), [['2026112000', 1], ['2026111912', 1]]);
+      assert.deepEqual(await store.runArrivals([]), []);
+    });
+
     test('listIssues among a set of farms: only their runs, counted over them only', async () => {
       assert.deepEqual(await store.listIssues(undefined, 0, 10, ['B2', 'C3']), {
         total: 2,

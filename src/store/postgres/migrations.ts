@@ -59,4 +59,9 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX api_keys_name ON api_keys (name);
   CREATE INDEX api_keys_revision ON api_keys (revision);
   `,
+  // 3: when each (site, run) was first published, as in the SQLite store's migration 4.
+  `
+  ALTER TABLE runs ADD COLUMN first_published_at bigint;
+  UPDATE runs SET first_published_at = published_at;
+  `,
 ];

@@ -26,10 +26,22 @@ import {
   type Page,
   type Publication,
   type Store,
+  type RunArrival,
   type StoredKey,
   type StoredRun,
 } from '../store.js';
-import { extraText, FARM_COLUMNS, RUN_COLUMNS, toEncodedRun, toFarm, toStoredRun, type FarmRow, type RunRow } from '../rows.js';
+import {
+  extraText,
+  FARM_COLUMNS,
+  RUN_COLUMNS,
+  toArrival,
+  toEncodedRun,
+  toFarm,
+  toStoredRun,
+  type FarmRow,
+  type RunArrivalRow,
+  type RunRow,
+} from '../rows.js';
 import { checkKeyText, checkNewKey, checkTime, farmsText, KEY_COLUMNS, toStoredKey, type KeyRow } from '../keyRows.js';
 import { PG_MIGRATIONS } from './migrations.js';
 
@@ -283,7 +295,8 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
       if (farm.rowCount === 0) throw new UnknownFarmError(farmId);
       const revision = await nextRevision(c);
       await c.query(
-        `INSERT INTO runs (farm_id, issue, records, series, revision, published_at) VALUES ($1, $2, $3, $4, $5, $6)
+        `INSERT INTO runs (farm_id, issue, records, series, revision, published_at, first_published_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $6)
          ON CONFLICT (farm_id, issue) DO UPDATE SET records = excluded.records, series = excluded.series,
            revision = excluded.revision, published_at = excluded.published_at`,
         [farmId, issue, records, Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength), revision, at],
@@ -476,6 +489,16 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
     async latestIssue(farmId) {
       const rows = await read<{ issue: string }>('SELECT issue FROM runs WHERE farm_id = $1 ORDER BY issue DESC LIMIT 1', [farmId]);
       return rows[0]?.issue;
+    },
+
+    async runArrivals(among): Promise<readonly RunArrival[]> {
+      const rows = await read<RunArrivalRow>(
+        `SELECT issue, count(*) AS farms, min(first_published_at) AS first, max(first_published_at) AS "lastFirst",
+                max(published_at) AS last
+         FROM runs ${among === undefined ? '' : 'WHERE farm_id = ANY($1::text[])'} GROUP BY issue ORDER BY issue DESC`,
+        among === undefined ? [] : [among],
+      );
+      return rows.map(toArrival);
     },
 
     async listIssues(farmId, offset, limit, among): Promise<Page<IssueSummary>> {

@@ -60,4 +60,10 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX api_keys_name ON api_keys (name);
   CREATE INDEX api_keys_revision ON api_keys (revision);
   `,
+  // 4: when each (site, run) was first published, kept when it is replaced: run states (arrival, completion)
+  // are derived from it. Runs stored before have only their last publication; it stands in for the first.
+  `
+  ALTER TABLE runs ADD COLUMN first_published_at INTEGER;
+  UPDATE runs SET first_published_at = published_at;
+  `,
 ];

@@ -12,11 +12,23 @@ import {
   type NewKey,
   type Page,
   type Publication,
+  type RunArrival,
   type Store,
   type StoredKey,
   type StoredRun,
 } from '../store.js';
-import { extraText, FARM_COLUMNS, RUN_COLUMNS, toEncodedRun, toFarm, toStoredRun, type FarmRow, type RunRow } from '../rows.js';
+import {
+  extraText,
+  FARM_COLUMNS,
+  RUN_COLUMNS,
+  toArrival,
+  toEncodedRun,
+  toFarm,
+  toStoredRun,
+  type FarmRow,
+  type RunArrivalRow,
+  type RunRow,
+} from '../rows.js';
 import { checkKeyText, checkNewKey, checkTime, farmsText, KEY_COLUMNS, toStoredKey, type KeyRow } from '../keyRows.js';
 import { MIGRATIONS } from './migrations.js';
 
@@ -79,7 +91,8 @@ export function openSqliteStore(path: string): Store {
       `UPDATE counters SET value = value + 1 WHERE name = 'revision' RETURNING value`,
     ),
     putRun: db.prepare(
-      `INSERT INTO runs (farm_id, issue, records, series, revision, published_at) VALUES (?, ?, ?, ?, ?, ?)
+      `INSERT INTO runs (farm_id, issue, records, series, revision, published_at, first_published_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (farm_id, issue) DO UPDATE SET records = excluded.records, series = excluded.series,
          revision = excluded.revision, published_at = excluded.published_at`,
     ),
@@ -98,6 +111,16 @@ export function openSqliteStore(path: string): Store {
        FROM runs r WHERE r.farm_id = ? ORDER BY r.issue DESC LIMIT ? OFFSET ?`,
     ),
     countFarmIssues: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM runs WHERE farm_id = ?'),
+    runArrivals: db.prepare<[], RunArrivalRow>(
+      `SELECT issue, count(*) AS farms, min(first_published_at) AS first, max(first_published_at) AS lastFirst,
+              max(published_at) AS last
+       FROM runs GROUP BY issue ORDER BY issue DESC`,
+    ),
+    runArrivalsAmong: db.prepare<[string], RunArrivalRow>(
+      `SELECT issue, count(*) AS farms, min(first_published_at) AS first, max(first_published_at) AS lastFirst,
+              max(published_at) AS last
+       FROM runs WHERE farm_id IN (SELECT value FROM json_each(?)) GROUP BY issue ORDER BY issue DESC`,
+    ),
     // The same three among a set of farms, given as a JSON array (one parameter whatever the set's size).
     listIssuesAmong: db.prepare<[string, number, number], IssueSummary>(
       `SELECT issue, count(*) AS farms FROM runs WHERE farm_id IN (SELECT value FROM json_each(?))
@@ -169,7 +192,8 @@ export function openSqliteStore(path: string): Store {
   const putRun = db.transaction((farmId: string, issue: string, blob: Uint8Array, records: number, at: number): Publication => {
     if (q.getFarm.get(farmId) === undefined) throw new UnknownFarmError(farmId);
     const revision = q.nextRevision.get()!.value;
-    q.putRun.run(farmId, issue, records, blob, revision, at);
+    // The first publication is kept when the run is replaced (ON CONFLICT does not set it).
+    q.putRun.run(farmId, issue, records, blob, revision, at, at);
     return { revision, publishedAt: at };
   });
 
@@ -279,6 +303,10 @@ export function openSqliteStore(path: string): Store {
     },
     async latestIssue(farmId) {
       return q.latestIssue.get(farmId)?.issue;
+    },
+    async runArrivals(among): Promise<readonly RunArrival[]> {
+      const rows = among === undefined ? q.runArrivals.all() : q.runArrivalsAmong.all(JSON.stringify(among));
+      return rows.map(toArrival);
     },
     async listIssues(farmId, offset, limit, among): Promise<Page<IssueSummary>> {
       if (among !== undefined) {
