@@ -46,13 +46,17 @@ export function parseWrk(text: string): Omit<WrkResult, 'cpuUs'> {
 /** A request source for wrk: a list of paths drawn at random, or a Lua script that makes each request. */
 export type Requests = readonly string[] | { readonly lua: string };
 
-/** wrk -t1 -c{connections} -d{seconds}s, pinned to `core`, requests from `requests`. */
+/**
+ * wrk -t1 -c{connections} -d{seconds}s, pinned to `core`, requests from `requests`.
+ * `headers` ("Name: value") go on every request as wrk -H options: wrk.format
+ * in the Lua scripts takes wrk.headers, which -H fills.
+ */
 export async function wrk(
   base: string,
   name: string,
   requests: Requests,
   /** seed: of the request draw; measured rounds use 1, 2, ..., and warm-ups the default 0, so that no round replays a warm-up. */
-  o: { core: number; serverPid: number; connections?: number; seconds?: number; seed?: number },
+  o: { core: number; serverPid: number; connections?: number; seconds?: number; seed?: number; headers?: readonly string[] },
 ): Promise<WrkResult> {
   const list = join(BENCH_DIR, `paths-${name}.txt`);
   let script = join(BENCH_DIR, 'random-paths.lua');
@@ -67,7 +71,11 @@ export async function wrk(
   const cpu0 = cpuSeconds(o.serverPid);
   const { stdout } = await run(
     'taskset',
-    ['-c', String(o.core), 'wrk', '-t1', `-c${o.connections ?? 32}`, `-d${o.seconds ?? 10}s`, '--latency', '-s', script, base],
+    [
+      '-c', String(o.core), 'wrk', '-t1', `-c${o.connections ?? 32}`, `-d${o.seconds ?? 10}s`, '--latency',
+      ...(o.headers ?? []).flatMap((h) => ['-H', h]),
+      '-s', script, base,
+    ],
     { env: { ...process.env, WRK_PATHS: list, WRK_SEED: String(o.seed ?? 0) }, maxBuffer: 1 << 20 },
   );
   const cpu = cpuSeconds(o.serverPid) - cpu0;

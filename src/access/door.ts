@@ -16,14 +16,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CODES, type CodeDef } from '../domain/errors.js';
 import { checkKeyForm } from './keyFormat.js';
-import type { Keyring } from './keyring.js';
-import { admitAs, ANONYMOUS, type Principal } from './principal.js';
+import type { KeyEntry, Keyring } from './keyring.js';
+import { admitAs, ANONYMOUS, setAnswerHeaders, type Principal } from './principal.js';
 import { defaultOf, SETTINGS } from '../settings/definitions.js';
 import type { AccessOptions, LimitOptions } from '../settings/serveOptions.js';
 import { newDecision, type Decision } from './rateLimit/decision.js';
 import { limitHeader, policyHeader } from './rateLimit/headers.js';
 import type { RateLimiter } from './rateLimit/rateLimiter.js';
-import { routeClass } from './routeClass.js';
+import { routeClass, type RouteClass } from './routeClass.js';
 
 export type AuthMode = 'auto' | 'required' | 'off';
 
@@ -83,6 +83,8 @@ function clientAddress(req: IncomingMessage): string {
 
 export class Door {
   private inFlight = 0;
+  /** Requests refused with 429, read by the metrics at scrape time. */
+  rateLimited = 0;
   /** Filled by each take: the decision is read before the next one. */
   private readonly decision = newDecision();
   private readonly cors: ReadonlySet<string>;
@@ -103,12 +105,12 @@ export class Door {
   }
 
   /**
-   * Admits the request (returns true: go on to the route) or answers it
-   * (returns false). Admitting twice is harmless: the second call sees the
+   * Admits the request (true: go on to the route) or answers it (false); a
+   * promise of either while a shared rate limit is being asked. Admitting twice is harmless: the second call sees the
    * principal already set and lets it through (the framework hook after the
    * listener).
    */
-  admit(req: IncomingMessage, res: ServerResponse): boolean {
+  admit(req: IncomingMessage, res: ServerResponse): boolean | Promise<boolean> {
     const origin = req.headers.origin;
     if (origin !== undefined && this.cors.size > 0 && this.cors.has(origin)) {
       if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
@@ -152,14 +154,20 @@ export class Door {
     }
     const rate = key.rate ?? this.settings.defaultRate;
     const burst = key.burst ?? this.settings.defaultBurst;
-    const d = this.limiter.take('key', key.bucket, rate, burst, this.now(), this.decision);
+    // Nearly always decided at once; with shared limits, a key this process holds no tokens for waits for
+    // the exchange with Redis already under way (a few ms at most) rather than being refused.
+    const d = this.limiter.acquire('key', key.bucket, rate, burst, this.now());
+    if (d instanceof Promise) return d.then((d) => this.admitKey(req, res, key, kind, d, rate, burst));
+    return this.admitKey(req, res, key, kind, d, rate, burst);
+  }
+
+  private admitKey(req: IncomingMessage, res: ServerResponse, key: KeyEntry, kind: RouteClass, d: Decision, rate: number, burst: number): boolean {
     const policy = policyHeader(burst, rate);
     if (!d.allowed) {
       this.tooMany(res, d, ['ratelimit-policy', policy, 'ratelimit', limitHeader(d)]);
       return false;
     }
-    res.setHeader('ratelimit-policy', policy);
-    res.setHeader('ratelimit', limitHeader(d));
+    setAnswerHeaders(req, ['ratelimit-policy', policy, 'ratelimit', limitHeader(d)]);
     if (kind === 'admin' && !key.admin) {
       // Exactly what a path that does not exist gets: an ordinary key learns nothing of operator endpoints.
       this.refuse(res, CODES.NO_ENDPOINT, `No endpoint ${req.method ?? 'GET'} ${(req.url ?? '').split('?')[0]!.slice(0, 80)}.`, []);
@@ -178,8 +186,7 @@ export class Door {
         this.tooMany(res, d, ['ratelimit-policy', policy, 'ratelimit', limitHeader(d)]);
         return false;
       }
-      res.setHeader('ratelimit-policy', policy);
-      res.setHeader('ratelimit', limitHeader(d));
+      setAnswerHeaders(req, ['ratelimit-policy', policy, 'ratelimit', limitHeader(d)]);
     }
     // Without keys, operator endpoints are as open as the rest: whoever can reach the port operates it.
     admitAs(req, admin ? ANONYMOUS_OPERATOR : ANONYMOUS);
@@ -187,6 +194,7 @@ export class Door {
   }
 
   private tooMany(res: ServerResponse, d: Decision, headers: string[]): void {
+    this.rateLimited++;
     const s = String(d.retryAfterS);
     this.refuse(res, CODES.RATE_LIMITED, `Too many requests: the rate limit is reached; retry after ${s} s.`, [...headers, 'retry-after', s]);
   }

@@ -18,8 +18,22 @@ export interface Principal {
 export const ANONYMOUS: Principal = Object.freeze({ keyName: undefined, scope: EVERY_SITE, admin: false });
 
 const PRINCIPAL = Symbol('forecastd.principal');
+const HEADERS = Symbol('forecastd.answerHeaders');
 
-type Admitted = IncomingMessage & { [PRINCIPAL]?: Principal };
+type Admitted = IncomingMessage & { [PRINCIPAL]?: Principal; [HEADERS]?: readonly string[] };
+
+/**
+ * Headers the door adds to the answer (the caller's rate limit), as name, value, … pairs. Handed to
+ * whoever writes the answer rather than set on the response: headers set ahead make Node's writeHead take
+ * its slow path for every other header of the answer.
+ */
+export function setAnswerHeaders(req: IncomingMessage, headers: readonly string[]): void {
+  (req as Admitted)[HEADERS] = headers;
+}
+
+export function answerHeadersOf(req: IncomingMessage): readonly string[] | undefined {
+  return (req as Admitted)[HEADERS];
+}
 
 export function admitAs(req: IncomingMessage, principal: Principal): void {
   (req as Admitted)[PRINCIPAL] = principal;

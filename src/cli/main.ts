@@ -20,6 +20,8 @@ const COMMANDS: Record<CommandName, () => Promise<Command>> = {
   'migrate-store': async () => (await import('./migrateStoreCommand.js')).migrateStoreCommand,
   config: async () => (await import('./configCommand.js')).configCommand,
   keys: async () => (await import('./keysCommand.js')).keysCommand,
+  status: async () => (await import('./statusCommand.js')).statusCommand,
+  prune: async () => (await import('./pruneCommand.js')).pruneCommand,
 };
 
 const isCommand = (name: string): name is CommandName => Object.prototype.hasOwnProperty.call(COMMANDS, name);

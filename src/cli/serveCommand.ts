@@ -8,10 +8,14 @@ import cluster from 'node:cluster';
 import type { FastifyBaseLogger } from 'fastify';
 import { redisLimiter } from '../access/rateLimit/redisLimiter.js';
 import { buildApp } from '../http/app.js';
+import { scheduleRetention } from '../ops/retention.js';
+import { ClusterMetrics, clusterWorkerMetrics } from '../ops/clusterMetrics.js';
+import { Metrics } from '../ops/metrics.js';
 import { openStore } from '../store/openStore.js';
 import { resolveSettings, type SettingsInput } from '../settings/resolve.js';
 import { serveOptions, type ServeOptions } from '../settings/serveOptions.js';
 import { version } from './config.js';
+import { checkWatchFolder, primaryWatch, runWatch, watchLogHandlers } from './watchRunner.js';
 
 /** A key never reaches a log line, whatever logs a request's headers. */
 const REDACT = { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization', 'headers["x-api-key"]'], censor: '[redacted]' };
@@ -21,6 +25,9 @@ const isLoopback = (host: string): boolean => host === 'localhost' || host === '
 /** Serves in this process until SIGTERM / SIGINT; resolves with the exit status. */
 async function serveHere(o: ServeOptions, announce: (address: string) => void): Promise<number> {
   const store = await openStore(o.db, o.store);
+  const metrics = new Metrics();
+  // A worker answers /metrics for the whole instance through the primary (src/ops/clusterMetrics.ts).
+  const instance = cluster.isWorker ? clusterWorkerMetrics(metrics.registry) : undefined;
   // Faults of Redis are logged through the app's logger once it exists (the limiter must exist first).
   let log: FastifyBaseLogger | undefined;
   const limiter =
@@ -46,32 +53,46 @@ async function serveHere(o: ServeOptions, announce: (address: string) => void): 
       limits: o.limits,
       limiter,
     },
-    { logger: { level: o.level, stream: process.stderr, redact: REDACT } },
+    { logger: { level: o.level, stream: process.stderr, redact: REDACT }, metrics, scrapeProcesses: instance?.scrape },
   );
   log = app.log;
   if (o.access.auth === 'off' && !isLoopback(o.host)) {
     app.log.warn({ host: o.host }, 'auth is off on an address other hosts can reach: anyone there reads every site');
   }
+  // A folder is watched by one process of an instance: this one, unless it is a worker (then the primary does).
+  const watcher = o.watch !== undefined && !cluster.isWorker ? await runWatch(store, o.watch, watchLogHandlers(app.log, metrics)) : undefined;
   let address: string;
   try {
     address = await app.listen({ port: o.port, host: o.host });
   } catch (err) {
+    await watcher?.stop();
     await app.close();
     await limiter?.close();
     await store.close();
     throw err;
   }
   announce(address);
+  // Every process prunes (at start and hourly): a removal is one transaction, so a second finds nothing left.
+  const stopRetention = scheduleRetention(store, o.retentionDays, app.log);
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: string): void => {
       if (stopping) return;
       stopping = true;
       app.log.info({ signal }, 'draining and shutting down');
-      app
-        .close()
+      // In-flight requests (and the file being taken) may finish within the grace; then what is still open is cut.
+      const grace = setTimeout(() => {
+        app.log.warn({ graceMs: o.shutdownGraceMs }, 'shutdown grace ended: closing the connections still open');
+        app.server.closeAllConnections();
+      }, o.shutdownGraceMs);
+      grace.unref();
+      stopRetention()
+        .then(() => watcher?.stop())
+        .then(() => app.close())
+        .then(() => clearTimeout(grace))
         .then(() => limiter?.close())
         .then(() => store.close())
+        .then(() => instance?.close())
         .then(
           () => resolve(0),
           (err: unknown) => {
@@ -86,23 +107,27 @@ async function serveHere(o: ServeOptions, announce: (address: string) => void): 
 }
 
 /** The cluster primary: starts the workers, replaces any that dies, stops them all on a signal. */
-function supervise(o: ServeOptions, args: string[]): Promise<number> {
+function supervise(o: ServeOptions, args: string[], primary: Metrics): Promise<number> {
   return new Promise((resolve) => {
     cluster.setupPrimary({ exec: process.argv[1], args: ['serve', ...args], silent: false });
     let stopping = false;
     let listening = 0;
     let announced = false;
     let failed = false;
+    const metrics = new ClusterMetrics(primary.registry);
     const start = (): void => {
       const w = cluster.fork({ FORECASTD_CLUSTER_WORKER: '1' });
-      w.on('message', (m: { listening?: string }) => {
-        if (m.listening !== undefined && ++listening === o.workers && !announced) {
+      w.on('message', (m: { listening?: string } | null) => {
+        if (typeof m?.listening !== 'string') return;
+        metrics.add(w);
+        if (++listening === o.workers && !announced) {
           announced = true;
           process.stdout.write(`listening on ${m.listening}\n`);
         }
       });
     };
     cluster.on('exit', (w, code, signal) => {
+      metrics.retire(w);
       if (stopping && code !== 0) failed = true;
       if (!stopping && !announced) {
         // A worker that fails before the cluster is up (port taken, bad store) stops the whole start.
@@ -128,15 +153,24 @@ function supervise(o: ServeOptions, args: string[]): Promise<number> {
 }
 
 export async function serveCommand(args: string[], input: SettingsInput): Promise<number> {
-  const o = serveOptions(resolveSettings('serve', args, input));
+  const resolved = resolveSettings('serve', args, input);
+  const o = serveOptions(resolved);
   if (cluster.isWorker) {
     const code = await serveHere(o, (address) => process.send?.({ listening: address }));
     // The IPC channel to the primary would keep this process alive.
     process.disconnect?.();
     return code;
   }
+  checkWatchFolder(resolved);
   if (o.workers === 1) {
     return serveHere(o, (address) => process.stdout.write(`listening on ${address}\n`));
   }
-  return supervise(o, args);
+  // What the primary counts itself (the watch folder's files), added to the workers' metrics in every scrape.
+  const primary = new Metrics({ servesHttp: false });
+  const watch = o.watch === undefined ? undefined : await primaryWatch({ ...o, watch: o.watch }, primary);
+  try {
+    return await supervise(o, args, primary);
+  } finally {
+    await watch?.stop();
+  }
 }

@@ -16,6 +16,8 @@ Commands:
   migrate-store  copy every site and run from one store to another (SQLite <-> PostgreSQL)
   config         print the effective settings of serve and where each comes from
   keys           create, list, revoke and roll API keys
+  prune          remove runs older than the retention period
+  status         what a store holds: sites, runs, the newest runs, the newest run's age, its size
 
 Options:
   -h, --help     show help (also: forecastd <command> --help)
@@ -35,11 +37,18 @@ requests; SIGTERM or SIGINT drains in-flight requests and exits 0.
   },
   ingest: {
     intro: `Usage: forecastd ingest PATH... [options]
+       forecastd ingest --watch DIR [--settle 2s] [options]
 
 Ingest run files. PATH is a file or a folder searched recursively for *.csv.
 Each file is taken whole or not at all; re-ingesting a (site, run) replaces it
 atomically. A rejected file gets one line on stderr: FILE: line L, column C: fault
 (line 0 means the file as a whole). The other files are still taken.
+
+With --watch, runs until SIGTERM or SIGINT and takes every *.csv put into DIR
+or its subfolders once it has stood still for --settle, then moves it to
+DIR/done/<yyyy-mm-dd>/ or DIR/rejected/ (with NAME.error.txt). Several watchers
+may share DIR; each file is taken once, also across a crash. SIGTERM finishes
+the file in hand and exits 0.
 `,
     outro: 'Exit status: 0 all files taken; 1 some rejected; 2 usage error.\n',
   },
@@ -72,6 +81,16 @@ stderr about once a second. Running it again updates what is there.
 `,
     outro: 'Exit status: 0 copied and verified; 1 a checksum differed; 2 usage error.\n',
   },
+  prune: {
+    intro: `Usage: forecastd prune [--retention-days N] [--dry-run] [options]
+
+Remove the runs issued longer ago than the retention period (default 30 days),
+but never a site's newest run, and give the space back (SQLite: the file
+shrinks; PostgreSQL: the space is reused). Prints each removed run as
+"FARM ISSUE", then a summary on stderr. serve does the same at start and hourly.
+`,
+    outro: 'Exit status: 0 done; 2 usage error.\n',
+  },
   keys: {
     intro: `Usage: forecastd keys create --name NAME [--farms ID,ID,...] [--rate R] [--burst B] [--admin]
        forecastd keys list [--json]
@@ -86,6 +105,16 @@ one keeps working until the grace ends (default 24h, at most 7d, 0 at once).
 A running server sees every change within 2 s.
 `,
     outro: 'Exit status: 0 done; 1 refused (a name in use, no such live key); 2 usage error.\n',
+  },
+  status: {
+    intro: `Usage: forecastd status [--db URL] [--json]
+
+Print what the store holds: sites, runs, the newest runs with their site
+counts, how old the newest run is (now minus its issue time), and the store's
+size (SQLite: the file and its write-ahead log; PostgreSQL: the database).
+--json prints {"sites", "runs", "site_runs", "latest_run_age_seconds",
+"latest_runs": [{"issue", "issue_time_utc", "farms"}], "store": {"kind", "bytes"}}.
+`,
   },
   config: {
     intro: `Usage: forecastd config [--config FILE] [--json] [serve options]

@@ -2,18 +2,25 @@
  * Builds the HTTP application (never listens): the one place where routes,
  * schemas, the envelope and the OpenAPI document are put together.
  */
-import { createServer, type IncomingMessage, type ServerOptions } from 'node:http';
+import { createServer, type IncomingMessage, type ServerOptions, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { Door, doorSettings } from '../access/door.js';
 import { Keyring } from '../access/keyring.js';
-import { principalOf } from '../access/principal.js';
+import { answerHeadersOf, principalOf } from '../access/principal.js';
 import { localLimiter } from '../access/rateLimit/localLimiter.js';
 import { ApiError, CODES } from '../domain/errors.js';
+import { AnswerLog } from '../ops/answerLog.js';
+import { countingStore } from '../ops/countingStore.js';
+import { Metrics } from '../ops/metrics.js';
+import { metricsRoute } from '../ops/metricsRoute.js';
+import { observedResponse } from '../ops/observedResponse.js';
+import { assignRequestId, REQUEST_ID_HEADER } from '../ops/requestId.js';
+import { storeGauges } from '../ops/storeGauges.js';
 import { defaultOf, SETTINGS } from '../settings/definitions.js';
 import type { AppContext } from './context.js';
 import { directForecast } from './directForecast.js';
-import { clientErrorResponse, rawUnroutedResponse, registerErrorHandling, RoutePaths, sendError } from './envelope.js';
+import { clientErrorResponse, rawUnroutedResponse, registerErrorHandling, RoutePaths, sendError, writeInternalError } from './envelope.js';
 import { registerOpenApi } from './openapi.js';
 import { MALFORMED, parseQuery, PLAIN_DECIMAL, type ParsedQuery } from './querystring.js';
 import { elementsRoute } from './routes/elements.js';
@@ -35,10 +42,21 @@ const CONNECTIONS_CHECK_MS = 1000;
 
 export interface AppOptions {
   readonly logger?: FastifyServerOptions['logger'];
+  /** This process's metrics (the command keeps them to count what it does besides HTTP); default: the app's own. */
+  readonly metrics?: Metrics;
+  /** The text of every process's metrics added up (a cluster worker asks the primary); default: this process's. */
+  readonly scrapeProcesses?: () => Promise<string>;
 }
 
-export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<FastifyInstance> {
+/** A raw answer written to the socket (no response object exists) with the request id after its status line. */
+const withRequestId = (raw: string, id: string): string => raw.replace('\r\n', `\r\nX-Request-Id: ${id}\r\n`);
+
+export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promise<FastifyInstance> {
   let closing = false;
+  const metrics = opts.metrics ?? new Metrics();
+  // Every store call of the app is counted when it fails.
+  const ctx: AppContext = { ...appCtx, store: countingStore(appCtx.store, () => metrics.storeErrors++) };
+  const answers = new AnswerLog(metrics.http);
   const forecasts = new ForecastService(ctx);
   const paths = new RoutePaths();
   const limits = {
@@ -50,6 +68,13 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   await keyring.start();
   const limiter = ctx.limiter ?? localLimiter();
   const door = new Door(doorSettings(ctx.access, ctx.limits), keyring, limiter);
+  // The limiter never rejects; should it, the request is answered rather than left hanging.
+  const doorFailed = (err: unknown, res: ServerResponse): void => {
+    app.log.error({ err }, 'admitting a request failed');
+    if (!res.headersSent) writeInternalError(res);
+    else res.destroy();
+  };
+  metrics.watch({ bodyCache: forecasts.bodies.lookups, runCache: forecasts.reads.runLookups, door, limiter });
   const app = Fastify({
     // The server's listener tries the direct forecast path first (directForecast.ts); the rest is the
     // framework's. The server is configured as the framework configures its own.
@@ -66,10 +91,14 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
           // Node checks the two request timeouts on this interval (30 s by default): a slow client would
           // otherwise hold its connection up to 30 s past them.
           connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+          // Adds X-Request-Id to every answer, and counts and logs each (src/ops/observedResponse.ts).
+          ServerResponse: observedResponse(answers),
         },
         // The door first, for every request: whatever it refuses reaches neither the direct path nor a route.
         (req, res) => {
-          if (door.admit(req, res)) direct(req, res);
+          const admitted = door.admit(req, res);
+          if (admitted === true) direct(req, res);
+          else if (admitted !== false) admitted.then((ok) => ok && direct(req, res), (err: unknown) => doorFailed(err, res));
         },
       );
       server.setTimeout(o.connectionTimeout);
@@ -77,12 +106,18 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
       // Node hands a CONNECT over as a bare socket (and closes it unanswered when nobody listens): no route takes it.
       server.on('connect', (req: IncomingMessage, socket: Duplex) => {
         socket.on('error', () => undefined);
-        socket.end(rawUnroutedResponse(paths.answer('CONNECT', req.url ?? '')));
+        const answer = paths.answer('CONNECT', req.url ?? '');
+        const id = assignRequestId(req, answers.ids);
+        answers.answered(req, answer.def.status, 0);
+        socket.end(withRequestId(rawUnroutedResponse(answer), id));
       });
       return server;
     },
     logger: opts.logger ?? false,
-    // Access logs belong to the proxy in front; per-request log lines would cost more than the request.
+    // The framework's request id (in its log lines) is the X-Request-Id of the answer.
+    genReqId: (req) => assignRequestId(req, answers.ids),
+    // The framework's request logging stays off: --access-log writes one line per answer itself, direct path and
+    // door refusals included (src/ops/answerLog.ts), and nothing when it is off.
     logController: new LogController({ disableRequestLogging: true }),
     // While draining, answer new requests with our own 503 envelope (hook below), not the framework's body.
     return503OnClosing: false,
@@ -95,17 +130,36 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
     },
     clientErrorHandler(err, socket) {
       if ((err as NodeJS.ErrnoException).code === 'ECONNRESET' || !socket.writable) return;
-      socket.end(clientErrorResponse(err as NodeJS.ErrnoException));
+      // No request exists: counted under the route `other`, with no duration.
+      metrics.http.other.record(CODES.BAD_PARAMETER.status, 0);
+      socket.end(withRequestId(clientErrorResponse(err as NodeJS.ErrnoException), answers.ids.next()));
     },
   });
   app.decorate('routePaths', paths);
+  if (ctx.access?.accessLog === true) answers.accessLog = app.log.child({}, { level: 'info' });
+  app.addHook('onRoute', (route) => metrics.http.addRoute(route.url));
   // Requests that did not come through the server's listener (inject) pass the same door here, first of all hooks.
   app.addHook('onRequest', (req, reply, done) => {
-    if (principalOf(req.raw) !== undefined || door.admit(req.raw, reply.raw)) {
+    const admitted = principalOf(req.raw) !== undefined;
+    // The door writes its refusals to the raw response; through the listener, the response adds the id itself.
+    if (!admitted) reply.raw.setHeader(REQUEST_ID_HEADER, req.id);
+    const go = (): void => {
       // Every answer of the framework's routes; the direct path and the door write it in their own headers.
       reply.header('x-content-type-options', 'nosniff');
+      const extra = answerHeadersOf(req.raw);
+      if (extra !== undefined) for (let i = 0; i < extra.length; i += 2) reply.header(extra[i]!, extra[i + 1]!);
+      reply.header(REQUEST_ID_HEADER, req.id);
       done();
-    } else reply.hijack();
+    };
+    const verdict = admitted || door.admit(req.raw, reply.raw);
+    if (verdict === true) go();
+    else if (verdict === false) reply.hijack();
+    else {
+      verdict.then(
+        (ok) => (ok ? go() : reply.hijack()),
+        (err: unknown) => (reply.hijack(), doorFailed(err, reply.raw)),
+      );
+    }
   });
   registerErrorHandling(app, paths);
   app.addHook('onClose', async () => {
@@ -160,5 +214,6 @@ export async function buildApp(ctx: AppContext, opts: AppOptions = {}): Promise<
   issuesRoute(app, ctx);
   forecastRoute(app, forecasts);
   elementsRoute(app);
+  metricsRoute(app, opts.scrapeProcesses ?? (() => metrics.registry.metrics()), storeGauges(ctx.store));
   return app;
 }

@@ -76,6 +76,9 @@ export class BodyCache {
 
   private readonly pool = new BufferPool();
 
+  /** Lookups that found a body (also a remembered answer's body sent again) and that rendered one; read by the metrics. */
+  readonly lookups = { hits: 0, misses: 0 };
+
   /** The cached body for the key, if any. */
   cached(key: string): CachedBody | undefined {
     return this.lru.get(key);
@@ -92,8 +95,13 @@ export class BodyCache {
   sentAgain(key: string, entry: CachedBody): CachedBody | undefined {
     if (entry.dropped === true) return undefined;
     // Still in probation: the one lookup that promotes it, as it would have been promoted before.
-    if (entry.probation === true) return this.lru.get(key);
+    if (entry.probation === true) {
+      const found = this.lru.get(key);
+      if (found !== undefined) this.lookups.hits++;
+      return found;
+    }
     entry.used = true;
+    this.lookups.hits++;
     return entry;
   }
 
@@ -104,7 +112,11 @@ export class BodyCache {
    */
   body(key: string, keyHash: number, render: (sink: ByteSink) => void): CachedBody {
     const cached = this.lru.get(key);
-    if (cached) return cached;
+    if (cached) {
+      this.lookups.hits++;
+      return cached;
+    }
+    this.lookups.misses++;
     render(this.sink.reset());
     const written = this.sink.buf.subarray(0, this.sink.len);
     if (written.length <= this.maxKept && this.door.admitHash(keyHash)) {

@@ -78,6 +78,20 @@ export function writeStoreUnavailable(res: ServerResponse): void {
   res.end(body);
 }
 
+/** 500 / 50000 written to a bare Node response, for a fault outside the framework's routes. */
+export function writeInternalError(res: ServerResponse): void {
+  const body = errorBody(CODES.INTERNAL, 'Internal server error.');
+  res.writeHead(CODES.INTERNAL.status, [
+    'content-type',
+    JSON_TYPE,
+    'content-length',
+    String(Buffer.byteLength(body)),
+    'x-content-type-options',
+    'nosniff',
+  ]);
+  res.end(body);
+}
+
 /** Maps any thrown error to the envelope: ours as they are, framework 4xx as 40001, the rest as 50000. */
 function handleError(this: FastifyInstance, err: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply): void {
   if (err instanceof ApiError) {

@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Static } from '@sinclair/typebox';
-import { scopeOfRequest } from '../access/principal.js';
+import { answerHeadersOf, scopeOfRequest } from '../access/principal.js';
 import { csvFileName, writeCsv } from '../domain/csvFormat.js';
 import { FORECAST_PAGE } from '../domain/limits.js';
 import { planForecast, type ForecastPlan } from '../query/forecastQuery.js';
@@ -131,6 +131,12 @@ function remembered(p: Prepared, body: CachedBody): Prepared {
   };
 }
 
+/** The answer's headers and those the door adds for this caller (its rate limit), in one array. */
+function withAnswerHeaders(req: IncomingMessage, headers: string[]): string[] {
+  const extra = answerHeadersOf(req);
+  return extra === undefined ? headers : headers.concat(extra);
+}
+
 function notModified(req: IncomingMessage, p: Prepared): boolean {
   const inm = req.headers['if-none-match'];
   if (inm !== undefined) return matchesIfNoneMatch(inm, p.tag);
@@ -142,7 +148,7 @@ function notModified(req: IncomingMessage, p: Prepared): boolean {
 
 export class ForecastService {
   readonly reads: ReadModel;
-  private readonly bodies: BodyCache;
+  readonly bodies: BodyCache;
   /** Remembered answers by raw URL, one map per Accept preference (JSON, CSV): the URL itself is the key. */
   private readonly memos: readonly [SizedLru<string, Prepared>, SizedLru<string, Prepared>];
   private readonly latestCacheControl: string;
@@ -248,18 +254,18 @@ export class ForecastService {
     const wanted = chooseCoding(req.headers['accept-encoding']);
     const notMod = notModified(req, p);
     if (wanted === 'identity' && !notMod) {
-      res.writeHead(200, (p.identityHeaders ??= this.headers200(p, entry.identity, 'identity')));
+      res.writeHead(200, withAnswerHeaders(req, (p.identityHeaders ??= this.headers200(p, entry.identity, 'identity'))));
       res.end(entry.identity);
       return;
     }
     if (notMod) {
       // The tag names the coding; the compressed bytes themselves are not needed for a 304.
-      res.writeHead(304, this.validatorHeaders(p, codingOf(entry, wanted)));
+      res.writeHead(304, withAnswerHeaders(req, this.validatorHeaders(p, codingOf(entry, wanted))));
       res.end();
       return;
     }
     const { bytes, coding } = this.bodies.encoded(p.key, entry, wanted);
-    res.writeHead(200, this.headers200(p, bytes, coding));
+    res.writeHead(200, withAnswerHeaders(req, this.headers200(p, bytes, coding)));
     res.end(bytes);
   }
 

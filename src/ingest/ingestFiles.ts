@@ -24,6 +24,10 @@ export interface Rejected {
 
 export type FileOutcome = ({ ok: true } & Accepted) | ({ ok: false } & Rejected);
 
+/** The line printed for a file taken: `ingested FILE: farm F, issue I, N records`. */
+export const formatAccepted = (file: string, farmId: string, issue: string, records: number): string =>
+  `ingested ${file}: farm ${farmId}, issue ${issue}, ${records} records`;
+
 const isCsv = (name: string): boolean => /\.csv$/i.test(name);
 
 /** The files named by the paths: files as given, folders searched recursively for *.csv, sorted. */

@@ -36,6 +36,8 @@ export class ReadModel implements ReadSource {
   /** Set by the store's commit listener: check before the next answer. */
   private dirty = true;
   private checkedAt = -Infinity;
+  /** Runs found in memory and runs read from the store, read by the metrics. */
+  readonly runLookups = { hits: 0, misses: 0 };
 
   constructor(
     private readonly store: Store,
@@ -90,7 +92,10 @@ export class ReadModel implements ReadSource {
       for (const r of ch.runs) {
         this.runs.delete(runKey(r.farmId, r.issue));
         const known = this.latest.get(r.farmId);
-        if (known === null || (known !== undefined && r.issue > known)) this.latest.set(r.farmId, r.issue);
+        if (r.removed) {
+          // Retention never removes a site's newest run; should the newest known be gone, ask again.
+          if (known === r.issue) this.latest.delete(r.farmId);
+        } else if (known === null || (known !== undefined && r.issue > known)) this.latest.set(r.farmId, r.issue);
       }
       this.seen = ch.revision;
       farmsChanged = ch.farms.length > 0;
@@ -135,7 +140,13 @@ export class ReadModel implements ReadSource {
 
   getRun(farmId: string, issue: string): Maybe<StoredRun | undefined> {
     const key = runKey(farmId, issue);
-    return this.runs.get(key) ?? this.readRun(key, farmId, issue);
+    const run = this.runs.get(key);
+    if (run !== undefined) {
+      this.runLookups.hits++;
+      return run;
+    }
+    this.runLookups.misses++;
+    return this.readRun(key, farmId, issue);
   }
 
   private async readRun(key: string, farmId: string, issue: string): Promise<StoredRun | undefined> {

@@ -12,8 +12,8 @@ import { PG_DEFAULTS } from '../store/store.js';
 import { choice, duration, farmIds, integer, number, onOff, origins, rangeBox, redisUrl, storeUrl, text, type Kind } from './kinds.js';
 
 /** The commands that take settings (`farms` is `farms import`; `config` takes every setting of `serve`). */
-export type CommandName = 'serve' | 'ingest' | 'farms' | 'demo' | 'migrate-store' | 'config' | 'keys';
-export const COMMAND_NAMES: readonly CommandName[] = ['serve', 'ingest', 'farms', 'demo', 'migrate-store', 'config', 'keys'];
+export type CommandName = 'serve' | 'ingest' | 'farms' | 'demo' | 'migrate-store' | 'config' | 'keys' | 'status' | 'prune';
+export const COMMAND_NAMES: readonly CommandName[] = ['serve', 'ingest', 'farms', 'demo', 'migrate-store', 'config', 'keys', 'status', 'prune'];
 
 /** Where a setting can come from besides its default. */
 export type Origin = 'flag' | 'env' | 'file';
@@ -45,7 +45,7 @@ type Spec<T> = Omit<SettingDef<T>, 'name' | 'default'>;
 const withDefault = <T>(spec: Spec<T> & { default: NoInfer<T> | (() => NoInfer<T>) }): Omit<SettingDef<T, true>, 'name'> => spec;
 const unset = <T>(spec: Spec<T>): Omit<SettingDef<T, false>, 'name'> => ({ ...spec, default: undefined });
 
-const STORE_COMMANDS: readonly CommandName[] = ['serve', 'ingest', 'farms', 'demo', 'keys'];
+const STORE_COMMANDS: readonly CommandName[] = ['serve', 'ingest', 'farms', 'demo', 'keys', 'status', 'prune'];
 const EVERY_COMMAND = COMMAND_NAMES;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -123,6 +123,22 @@ const TABLE = {
     commands: ['serve'],
     arg: 'S',
     help: 'Cache-Control max-age when the latest run is implied',
+  }),
+  'retention-days': withDefault({
+    kind: integer(0, 36_500),
+    default: 30,
+    unit: 'days',
+    commands: ['serve', 'prune'],
+    arg: 'N',
+    help: "remove runs issued longer ago than this (never a site's newest run; 0 keeps everything)",
+  }),
+  'dry-run': withDefault({ kind: onOff, default: false, commands: ['prune'], help: 'prune: print what would be removed, remove nothing', origins: ['flag'] }),
+  'shutdown-grace': withDefault({
+    kind: duration(0, 3_600_000),
+    default: 10_000,
+    commands: ['serve'],
+    arg: 'DURATION',
+    help: 'after SIGTERM / SIGINT, how long in-flight requests may take before their connections are closed',
   }),
   'run-deadline': withDefault({
     kind: duration(60_000, 30 * 86_400_000),
@@ -276,6 +292,20 @@ const TABLE = {
     commands: ['serve'],
     help: 'log a line per request: request id, route, status, duration, key name',
   }),
+  watch: unset({
+    kind: text('a folder path'),
+    defaultText: 'none: no folder is watched',
+    commands: ['serve', 'ingest'],
+    arg: 'DIR',
+    help: 'take every run file put into DIR or its subfolders, then move it to DIR/done/ or DIR/rejected/',
+  }),
+  settle: withDefault({
+    kind: duration(0, 3_600_000),
+    default: 2_000,
+    commands: ['serve', 'ingest'],
+    arg: 'DURATION',
+    help: 'with watch: a file is complete once its size and modification time have not changed for this long',
+  }),
   runs: withDefault({ kind: integer(1, 60), default: 4, unit: 'runs', commands: ['demo'], arg: 'N', help: 'how many runs (the last 00 and 12 UTC runs)' }),
   seed: withDefault({ kind: integer(0, 2 ** 31 - 1), default: 1, commands: ['demo'], arg: 'N', help: 'random seed; the same seed gives the same data' }),
   out: unset({
@@ -295,7 +325,7 @@ const TABLE = {
     arg: 'URL',
     help: 'the store to copy into (created and migrated if new)',
   }),
-  json: withDefault({ kind: onOff, default: false, commands: ['config', 'keys'], help: 'print JSON', origins: ['flag'] }),
+  json: withDefault({ kind: onOff, default: false, commands: ['config', 'keys', 'status'], help: 'print JSON', origins: ['flag'] }),
   // The attributes of one key (keys create / roll): arguments of a command line, never from the environment or a file.
   name: unset({ kind: text('a key name'), commands: ['keys'], arg: 'NAME', help: 'keys create: the new key\'s name (unique among live keys)', origins: ['flag'] }),
   farms: unset({ kind: farmIds, commands: ['keys'], arg: 'ID,ID,...', help: 'keys create: the sites the key may see (default: every site)', origins: ['flag'] }),

@@ -32,6 +32,18 @@ export interface LimitOptions {
   readonly keepAliveTimeoutMs: number;
 }
 
+/** Watch-folder ingest (INTERFACE.md section 12): the folder and how long a file must stand still. */
+export interface WatchSettings {
+  readonly dir: string;
+  readonly settleMs: number;
+}
+
+/** The folder to watch, if any (serve and ingest). */
+export function watchSettings(s: Resolved): WatchSettings | undefined {
+  const dir = s.value('watch');
+  return dir === undefined ? undefined : { dir, settleMs: s.value('settle') };
+}
+
 export interface ServeOptions {
   readonly port: number;
   readonly host: string;
@@ -43,9 +55,14 @@ export interface ServeOptions {
   readonly cache: CacheSettings;
   /** How long after its first publication a run may keep receiving before it is partial, ms. */
   readonly runDeadlineMs: number;
+  /** Runs issued longer ago than this many days are removed (never a site's newest); 0 keeps everything. */
+  readonly retentionDays: number;
+  /** After SIGTERM / SIGINT, how long in-flight requests may take before their connections are closed, ms. */
+  readonly shutdownGraceMs: number;
   readonly store: StoreOptions;
   readonly access: AccessOptions;
   readonly limits: LimitOptions;
+  readonly watch?: WatchSettings;
 }
 
 /** The options of `serve` (or of `config`, which shows serve's); throws a SettingError when settings contradict each other. */
@@ -69,6 +86,8 @@ export function serveOptions(s: Resolved): ServeOptions {
     level: s.value('log-level'),
     workers: s.value('workers'),
     runDeadlineMs: s.value('run-deadline'),
+    retentionDays: s.value('retention-days'),
+    shutdownGraceMs: s.value('shutdown-grace'),
     cache: {
       seriesMb: s.value('series-cache-mb'),
       bodyMb: s.value('body-cache-mb'),
@@ -98,5 +117,6 @@ export function serveOptions(s: Resolved): ServeOptions {
       requestTimeoutMs,
       keepAliveTimeoutMs: s.value('keep-alive-timeout'),
     },
+    watch: watchSettings(s),
   };
 }

@@ -51,6 +51,18 @@
  *   revision, does not move this handle's changeToken nor fire onCommit (another
  *   SQLite process may still see its token move, harmlessly), and never moves
  *   last_used_at back.
+ *
+ * Files taken from a watched folder (INTERFACE.md section 12):
+ * - Each delivery is recorded once, under its claim name (unique per delivery):
+ *   what was taken (relative path, size, modification time, SHA-256 of the
+ *   bytes), the result and its one-line report, and the run it became.
+ * - putRun(run, { file }) records a taken file in the same transaction as the
+ *   run, so the run and its record commit together or not at all.
+ *   recordRejectedFile records a file that became no run.
+ * - A claim name already recorded is refused (ClaimRecordedError) and nothing
+ *   changes: the run is not published again. A watcher that finds its claim
+ *   recorded only finishes moving the file.
+ * - A record takes no revision of its own and is no change for readers.
  */
 import type { RunSeries } from '../domain/run.js';
 import type { SeriesView } from '../domain/seriesView.js';
@@ -75,6 +87,38 @@ export interface NewRun {
   /** `yyyyMMddHH`, UTC. */
   readonly issue: string;
   readonly series: RunSeries;
+}
+
+/** A file of a watched folder as the store records it. */
+export interface FileRecord {
+  /** The claim's name: unique per delivery. */
+  readonly claim: string;
+  /** Where it was delivered, relative to the watched folder, `/`-separated. */
+  readonly path: string;
+  /** Bytes. */
+  readonly size: number;
+  /** Modification time when taken, epoch ms. */
+  readonly mtimeMs: number;
+  /** SHA-256 of the bytes, 64 lowercase hex digits. */
+  readonly sha256: string;
+  /** The one-line report printed for it (the fault of a rejected file). */
+  readonly message: string;
+  /** The site and run it names; null when its name names none (a rejected file). */
+  readonly farmId: string | null;
+  readonly issue: string | null;
+}
+
+export interface IngestedFile extends FileRecord {
+  /** Order of recording, increasing. */
+  readonly id: number;
+  readonly result: 'taken' | 'rejected';
+  /** When it was recorded (for a taken file: the run's publication time), epoch ms. */
+  readonly at: number;
+}
+
+export interface PutRunOptions {
+  /** The watched-folder file the run came from, recorded as taken in the same transaction. */
+  readonly file?: FileRecord;
 }
 
 export interface StoredRun {
@@ -141,6 +185,8 @@ export interface RunChange {
   readonly farmId: string;
   readonly issue: string;
   readonly revision: number;
+  /** The run was removed (retention), not published. */
+  readonly removed?: boolean;
 }
 
 export interface Changes {
@@ -199,6 +245,13 @@ export class UnknownFarmError extends Error {
   }
 }
 
+export class ClaimRecordedError extends Error {
+  constructor(readonly claim: string) {
+    super(`the file claim "${claim}" is already recorded`);
+    this.name = 'ClaimRecordedError';
+  }
+}
+
 export class KeyNameTakenError extends Error {
   constructor(readonly keyName: string) {
     super(`a live key is already named "${keyName}"; revoke it or choose another name`);
@@ -214,7 +267,8 @@ export interface Store {
   farmsInBox(box: Box): Promise<readonly Farm[]>;
   countFarms(): Promise<number>;
 
-  putRun(run: NewRun): Promise<Publication>;
+  /** Publishes the run; with `file`, records that file as taken in the same transaction (ClaimRecordedError: neither). */
+  putRun(run: NewRun, options?: PutRunOptions): Promise<Publication>;
   getRun(farmId: string, issue: string): Promise<StoredRun | undefined>;
   /** Newest issue holding data for the farm. */
   latestIssue(farmId: string): Promise<string | undefined>;
@@ -241,6 +295,13 @@ export interface Store {
    */
   runArrivals(among?: readonly string[]): Promise<readonly RunArrival[]>;
 
+  /**
+   * Removes every (site, run) whose issue is earlier than `before` (yyyyMMddHH), except each site's newest run,
+   * in one transaction taking one revision; changesSince then reports each as removed. Returns what was (with
+   * dryRun: what would be) removed, by farm_id then issue. Gives the space back where the adapter can.
+   */
+  pruneRuns(before: string, dryRun: boolean): Promise<readonly RunKey[]>;
+
   /** Number of (farm, run) records. */
   countRuns(): Promise<number>;
   /** Runs with their blobs in (farm_id, issue) order (byte order), after `after`, at most `limit`. */
@@ -266,6 +327,13 @@ export interface Store {
   touchKeys(lastUsed: ReadonlyMap<string, number>): Promise<void>;
   /** Keys written (created, revoked, rolled) with a revision greater than `since`; since = 0: every key. */
   keysSince(since: number): Promise<KeyChanges>;
+
+  /** Records a watched-folder file that became no run, as rejected (ClaimRecordedError: already recorded). */
+  recordRejectedFile(file: FileRecord): Promise<IngestedFile>;
+  /** The record of a claim, if any. */
+  ingestedFile(claim: string): Promise<IngestedFile | undefined>;
+  /** Records with an id greater than `afterId`, by id, at most `limit`. */
+  listIngestedFiles(afterId: number, limit: number): Promise<readonly IngestedFile[]>;
 
   /** Resolves when the store answers; rejects otherwise. */
   ping(): Promise<void>;

@@ -242,7 +242,7 @@ describe('anonymous limits, in-flight cap, CORS', () => {
     const held: Array<() => void> = [];
     const door = new Door(doorSettings({ auth: 'off' }, { maxInFlight: 2 }), new Keyring(store), localLimiter());
     const server = createServer((req, res) => {
-      if (door.admit(req, res)) held.push(() => res.end('done'));
+      if (door.admit(req, res) === true) held.push(() => res.end("done"));
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const at2 = `http://127.0.0.1:${(server.address() as { port: number }).port}`;

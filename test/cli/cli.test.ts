@@ -103,11 +103,16 @@ describe('farms import, ingest, serve, SIGTERM', () => {
       assert.equal(r.code, 0, r.stderr);
       const now = await fetch(`${s.base}/api/v1/forecast?farm_id=WF_C&size=1`);
       assert.equal(now.status, 200);
-      const issues = (await (await fetch(`${s.base}/api/v1/forecast/issues`)).json()) as { data: { items: { issue: string; farms: number }[] } };
-      assert.deepEqual(issues.data.items, [
-        { issue: '2026112012', issue_time_utc: '2026-11-20T12:00:00Z', farms: 1 },
-        { issue: '2026112000', issue_time_utc: '2026-11-20T00:00:00Z', farms: 2 },
-      ]);
+      const issues = (await (await fetch(`${s.base}/api/v1/forecast/issues`)).json()) as {
+        data: { items: { issue: string; issue_time_utc: string; status: string; farms: number; farms_expected: number }[] };
+      };
+      assert.deepEqual(
+        issues.data.items.map((i) => ({ issue: i.issue, issue_time_utc: i.issue_time_utc, status: i.status, farms: i.farms, farms_expected: i.farms_expected })),
+        [
+          { issue: '2026112012', issue_time_utc: '2026-11-20T12:00:00Z', status: 'receiving', farms: 1, farms_expected: 3 },
+          { issue: '2026112000', issue_time_utc: '2026-11-20T00:00:00Z', status: 'receiving', farms: 2, farms_expected: 3 },
+        ],
+      );
     } finally {
       const code = await s.stop();
       assert.equal(code, 0, s.stderr());

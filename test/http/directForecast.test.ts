@@ -35,9 +35,12 @@ interface Answer {
   body: Buffer;
 }
 
+/** Sent with every request of both servers, so that both answers carry the same X-Request-Id (their own). */
+const REQUEST_ID = { 'x-request-id': 'same-answer.1' };
+
 function get(url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers }, (res) => {
+    const req = request(url, { method, headers: { ...REQUEST_ID, ...headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode!, headers: comparable(res.headers), body: Buffer.concat(chunks) }));
@@ -55,7 +58,7 @@ function comparable(h: IncomingHttpHeaders | Record<string, unknown>): [string, 
 }
 
 async function injected(path: string, headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET'): Promise<Answer> {
-  const r = await framework.inject({ method, url: path, headers });
+  const r = await framework.inject({ method, url: path, headers: { ...REQUEST_ID, ...headers } });
   return { status: r.statusCode, headers: comparable(r.headers), body: r.rawPayload };
 }
 

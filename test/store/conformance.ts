@@ -10,10 +10,12 @@ import { emptySeries, type RunSeries } from '../../src/domain/run.js';
 import { hashKey, mintKey } from '../../src/access/keyHash.js';
 import { keyState } from '../../src/access/keyState.js';
 import {
+  ClaimRecordedError,
   KeyNameTakenError,
   UnknownFarmError,
   type EncodedRun,
   type Farm,
+  type FileRecord,
   type NewKey,
   type RunKey,
   type Store,
@@ -575,5 +577,114 @@ export function storeConformance(adapter: string, open: () => Promise<StoreHarne
         assert.ok(!raw.includes(key.slice(8)), 'not what follows the display prefix');
       }
     });
+
+    test('putRun with a file records it as taken with the run, in one transaction, at the publication time', async () => {
+      const s = series([0, 1, 2], 21);
+      const f = fileRecord('c-taken-1', { farmId: 'A1', issue: '2026120100' });
+      const pub = await store.putRun({ farmId: 'A1', issue: '2026120100', series: s }, { file: f });
+      const rec = await store.ingestedFile('c-taken-1');
+      assert.ok(rec);
+      assert.deepEqual({ ...rec, id: 0 }, { ...f, id: 0, result: 'taken', at: pub.publishedAt });
+      assertSameSeries((await store.getRun('A1', '2026120100'))!.view.toSeries(), s);
+      assert.equal(await store.ingestedFile('c-unknown'), undefined);
+    });
+
+    test('a claim recorded before is refused: the run stays as it was and the record is kept once', async () => {
+      const before = await store.getRun('A1', '2026120100');
+      const again = fileRecord('c-taken-1', { farmId: 'A1', issue: '2026120100', sha256: 'b'.repeat(64) });
+      await assert.rejects(
+        store.putRun({ farmId: 'A1', issue: '2026120100', series: series([0], 22) }, { file: again }),
+        (e: Error) => e instanceof ClaimRecordedError && e.claim === 'c-taken-1',
+      );
+      await assert.rejects(store.recordRejectedFile(again), ClaimRecordedError);
+      const after = await store.getRun('A1', '2026120100');
+      assert.equal(after!.revision, before!.revision);
+      assertSameSeries(after!.view.toSeries(), before!.view.toSeries());
+      const recs = (await store.listIngestedFiles(0, 1000)).filter((r) => r.claim === 'c-taken-1');
+      assert.equal(recs.length, 1);
+      assert.equal(recs[0]!.sha256, 'a'.repeat(64));
+    });
+
+    test('a run of an unknown farm records no file; a bad record is refused and publishes nothing', async () => {
+      await assert.rejects(
+        store.putRun({ farmId: 'ZZ', issue: '2026120100', series: series([0], 23) }, { file: fileRecord('c-zz', { farmId: 'ZZ', issue: '2026120100' }) }),
+        UnknownFarmError,
+      );
+      assert.equal(await store.ingestedFile('c-zz'), undefined);
+      await assert.rejects(store.putRun({ farmId: 'A1', issue: '2026120112', series: series([0], 24) }, { file: fileRecord('c-bad', { sha256: 'XYZ' }) }));
+      assert.equal(await store.getRun('A1', '2026120112'), undefined);
+      assert.equal(await store.ingestedFile('c-bad'), undefined);
+    });
+
+    test('recordRejectedFile records a file without a run, takes no revision and moves no token', async () => {
+      const rev = (await store.snapshot()).revision;
+      const token = await quietToken(store);
+      let fired = 0;
+      const off = store.onCommit(() => fired++);
+      try {
+        const before = Date.now();
+        // A claim that reads like a connection failure is still a claim, not an unreachable store.
+        const f = fileRecord('timeout_terminated', { message: 'x.csv: line 0, column 0: bad name', farmId: null, issue: null });
+        const rec = await store.recordRejectedFile(f);
+        assert.deepEqual({ ...rec, id: 0, at: 0 }, { ...f, id: 0, at: 0, result: 'rejected' });
+        assert.ok(rec.at >= before - 1000 && rec.at <= Date.now() + 1000);
+        assert.deepEqual(await store.ingestedFile('timeout_terminated'), rec);
+        await assert.rejects(store.recordRejectedFile(f), ClaimRecordedError);
+        assert.equal((await store.snapshot()).revision, rev);
+        assert.equal(await store.changeToken(), token);
+        assert.equal(fired, 0);
+      } finally {
+        off();
+      }
+    });
+
+    test('listIngestedFiles pages by id in recording order', async () => {
+      for (let i = 0; i < 5; i++) await store.recordRejectedFile(fileRecord(`c-page-${i}`));
+      const all = await store.listIngestedFiles(0, 1000);
+      const ids = all.map((r) => r.id);
+      assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+      assert.equal(new Set(ids).size, ids.length);
+      const pageClaims = all.filter((r) => r.claim.startsWith('c-page-')).map((r) => r.claim);
+      assert.deepEqual(pageClaims, [0, 1, 2, 3, 4].map((i) => `c-page-${i}`));
+      const first = await store.listIngestedFiles(0, 2);
+      const next = await store.listIngestedFiles(first[1]!.id, 2);
+      assert.deepEqual([...first, ...next].map((r) => r.id), ids.slice(0, 4));
+    });
+
+    test('two handles recording one claim at once: exactly one record, and one publication', async () => {
+      const other = await h.openAnother();
+      try {
+        const f = fileRecord('c-race', { farmId: 'B2', issue: '2026120200' });
+        const before = (await store.snapshot()).revision;
+        const results = await Promise.allSettled([
+          store.putRun({ farmId: 'B2', issue: '2026120200', series: series([0, 1], 25) }, { file: f }),
+          other.putRun({ farmId: 'B2', issue: '2026120200', series: series([0, 1], 26) }, { file: f }),
+          other.recordRejectedFile(f),
+        ]);
+        assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+        for (const r of results) if (r.status === 'rejected') assert.ok(r.reason instanceof ClaimRecordedError, String(r.reason));
+        assert.equal((await store.listIngestedFiles(0, 1000)).filter((r) => r.claim === 'c-race').length, 1);
+        const rec = await other.ingestedFile('c-race');
+        const changes = await store.changesSince(before);
+        assert.equal(changes.runs.filter((r) => r.farmId === 'B2' && r.issue === '2026120200').length, rec!.result === 'taken' ? 1 : 0);
+      } finally {
+        await other.close();
+      }
+    });
   });
+}
+
+/** A file record for the store tests. */
+function fileRecord(claim: string, o: Partial<FileRecord> = {}): FileRecord {
+  return {
+    claim,
+    path: `in/sub/${claim}.csv`,
+    size: 1234,
+    mtimeMs: T + 17,
+    sha256: 'a'.repeat(64),
+    message: `ingested in/sub/${claim}.csv`,
+    farmId: null,
+    issue: null,
+    ...o,
+  };
 }

@@ -39,6 +39,8 @@ export class Bucket {
   /** Shared mode: the part of `debt` carried by the sync in flight, and the bucket's clock when it left. */
   sentDebt = 0;
   sentAt = 0;
+  /** Shared mode: tokens the sync in flight is expected to be granted, taken out of `tokens` meanwhile. */
+  reserved = 0;
   /** Shared mode: a sync for this bucket is queued or in flight. */
   pending = false;
   /** Shared mode: the queued sync gives the lease back instead of asking for more. */
@@ -65,7 +67,7 @@ export class Bucket {
     this.setLimits(rate, burst);
     this.tokens = this.burst;
     this.ts = nowMs;
-    this.lease = this.debt = this.used = this.lastWant = this.sentDebt = this.sentAt = 0;
+    this.lease = this.debt = this.used = this.lastWant = this.sentDebt = this.sentAt = this.reserved = 0;
     this.pending = this.returning = this.holding = false;
     this.epoch = epoch;
     this.uses = this.usesSeen = this.quietTicks = 0;

@@ -6,8 +6,9 @@
  * that credit (debt) with its next sync. With the credit used up and tokens
  * still believed there, the answer hangs on the sync under way: `take`
  * refuses (Retry-After 1), `acquire` waits for it. A refused request costs
- * nothing. A sync asks for a chunk plus one token per waiting request,
- * carries the debt, and brings back the shared level, from which the
+ * nothing. A sync asks for twice what the bucket used since its last one
+ * (one to two chunks) plus one token per waiting request, carries the debt,
+ * and brings back the shared level, from which the
  * estimate goes on refilling locally until the next one. redisLimiter.ts says
  * why this bounds the error.
  */
@@ -37,31 +38,29 @@ export function takeLeased(b: Bucket, nowMs: number, chunk: number, out: Decisio
   if (b.lease >= 1 && b.waiters === null) {
     b.lease -= 1;
     b.used++;
-    describe(out, b, true, b.lease + b.tokens);
+    describe(out, b, true, b.lease + b.reserved + b.tokens);
     return Outcome.Allowed;
   }
-  if (b.tokens >= 1 - EPS) {
-    if (b.debt < chunk && b.waiters === null) {
-      b.tokens -= 1;
-      b.debt += 1;
-      b.used++;
-      describe(out, b, true, b.tokens);
-      return Outcome.Allowed;
-    }
-    describe(out, b, false, b.lease + b.tokens);
-    return Outcome.Undecided;
+  if (b.tokens >= 1 - EPS && b.debt < chunk && b.waiters === null) {
+    b.tokens -= 1;
+    b.debt += 1;
+    b.used++;
+    describe(out, b, true, b.reserved + b.tokens);
+    return Outcome.Allowed;
   }
-  describe(out, b, false, b.lease + b.tokens);
-  return Outcome.Refused;
+  describe(out, b, false, b.lease + b.reserved + b.tokens);
+  // Tokens believed left (in Redis, or coming with the sync in flight) beyond those already claimed by waiting requests.
+  const claimed = b.waiters === null ? 0 : b.waiters.length;
+  return b.tokens + b.reserved - claimed >= 1 - EPS ? Outcome.Undecided : Outcome.Refused;
 }
 
 /**
  * Whether to sync now: none under way, the lease down to half of what the
  * last sync asked for (asked ahead of need, so that requests rarely run on
- * credit or wait), and either
- * tokens believed left in the shared bucket or credit to report. With the
- * shared bucket believed empty nothing is asked: the local estimate refills
- * at the rate and the first request after it shows a token asks again.
+ * credit or wait), and either tokens believed left in the shared bucket or
+ * credit to report. With the shared bucket believed empty nothing is asked:
+ * the local estimate refills at the rate and the first request after it
+ * shows a token asks again.
  */
 export const wantsSync = (b: Bucket, chunk: number): boolean =>
   !b.pending && b.lease <= (b.lastWant > chunk ? b.lastWant : chunk) >> 1 && (b.tokens >= 1 - EPS || b.debt > 0);
@@ -83,6 +82,10 @@ export function prepareSync(b: Bucket, chunk: number, args: number[]): void {
   }
   b.used = 0;
   if (b.waiters !== null) want += b.waiters.length;
+  // What this sync will most likely be granted is not there for credit meanwhile.
+  const expected = Math.min(want, Math.floor(b.tokens + EPS));
+  b.reserved = expected > 0 ? expected : 0;
+  b.tokens -= b.reserved;
   b.sentDebt = b.debt;
   b.sentAt = b.ts;
   args.push(b.ts, b.rate, b.burst, want, give, b.debt);
@@ -95,6 +98,7 @@ export function applySync(b: Bucket, granted: number, levelMilli: number): void 
   b.sentDebt = 0;
   b.pending = false;
   b.returning = false;
+  b.reserved = 0;
   let level = levelMilli / 1000;
   if (b.ts > b.sentAt) {
     level += ((b.ts - b.sentAt) * b.rate) / 1000;
@@ -145,12 +149,12 @@ export function settleLateWaiters(b: Bucket, chunk: number): void {
     if (b.lease >= 1) {
       b.lease -= 1;
       b.used++;
-      w.resolve(describe(w.out, b, true, b.lease + b.tokens));
+      w.resolve(describe(w.out, b, true, b.lease + b.reserved + b.tokens));
     } else if (b.tokens >= 1 - EPS && b.debt < chunk) {
       b.tokens -= 1;
       b.debt += 1;
       b.used++;
-      w.resolve(describe(w.out, b, true, b.tokens));
-    } else w.resolve(describe(w.out, b, false, b.lease + b.tokens));
+      w.resolve(describe(w.out, b, true, b.reserved + b.tokens));
+    } else w.resolve(describe(w.out, b, false, b.lease + b.reserved + b.tokens));
   }
 }

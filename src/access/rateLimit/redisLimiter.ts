@@ -2,45 +2,50 @@
  * Rate limits shared through Redis, decided without a Redis round trip.
  *
  * Design: leases. The shared bucket of a key lives in Redis (leaseScript.ts).
- * Each process takes small chunks of tokens from it (a lease) and spends them
- * locally; `take` is a synchronous look at this process's state (lease.ts).
- * A chunk is C = max(1, ceil(f * B)) tokens (f = `leaseFraction`, default
- * 0.025). The next chunk is asked for when the lease falls to C/2, so that a
- * steady caller rarely finds it empty; while a sync is under way and the lease
- * is spent, up to C requests more pass on credit if the estimated shared level
- * shows tokens, and that credit is charged in Redis by the next sync. The
- * syncs of all buckets that want one in an event-loop turn go out as one
- * script call. A bucket not used for two sync ticks (100-200 ms) gives its
- * lease back. Redis's level thus counts every request let through, at most
- * one sync late, and can go below zero by the credit, which later refills pay
- * back: over time the rate is exact.
+ * Each process takes tokens from it in small leases and spends them locally;
+ * `take` and `acquire` are synchronous looks at this process's state
+ * (lease.ts). With C = max(1, ceil(f * B)) (f = `leaseFraction`, default
+ * 1/40): a sync asks for twice what the bucket used since its last one,
+ * between C and 2C, and is sent when the lease falls to half of that, so that
+ * a steady caller rarely finds it empty. With the lease spent, up to C
+ * requests pass on credit while the estimated shared level shows tokens; the
+ * next sync charges the credit in Redis. Past that the answer hangs on the
+ * sync under way: `take` refuses (Retry-After 1), `acquire` waits for it (at
+ * most `waitMs`, 20 ms; a late answer is treated as `take` would) and the sync
+ * asks for one token more per waiting request. Syncs that requests wait for
+ * leave in the next event-loop turn, the others within `syncDelayMs` (2 ms),
+ * all of a turn in one script call. A bucket unused for `idleMs` (10 s) gives
+ * its lease back. Redis's level thus counts every request let through, at
+ * most one sync late, and goes below zero by the credit at most, which later
+ * refills pay back: over time the rate is exact.
  *
  * The bound, for P processes sharing a key: over any window t, at most
  * B + R*t + P*C requests pass (only unreported credit, at most C per process,
- * is invisible to the others). Fewer than that pass only when tokens sit
- * unused in a lease (at most C + C/2 per process) while the requests go to
- * other processes; that happens when the traffic leaves a process in the
- * middle of a burst, and lasts until the idle return. With B=100 and P=2:
- * C=3, at most 106 and, in the worst case, 91 of a burst of 200 pass. A
- * process on its own refuses falsely only when one key's requests arrive
- * faster than 2*C per Redis round trip.
+ * is invisible to the others). Fewer pass only (a) while tokens sit in the
+ * lease of a process that no longer receives requests for the key (at most
+ * 3C per process, until its idle return), (b) for `take` callers, when one
+ * key's requests reach a process faster than a Redis round trip lets its
+ * lease follow, (c) when Redis answers later than `waitMs`. With B=100, P=2
+ * (C=3), a burst of 200 over both passes at most 106 and, with `acquire`, at
+ * least 100 unless (a), then at least 91.
  *
- * Why not a periodic reconciliation (a local bucket per process, reporting
- * its consumption and learning the shared level every 50-100 ms): a burst
- * reaching two processes inside one period passes in full at each, 2B
- * instead of B, far outside 10 %. Why not a Redis round trip per request
- * (RateLimiterRedis): about 20 us of client CPU per request, as much again as
- * a whole cached answer (docs/rate-limits.md has the measurements).
+ * Why not a periodic reconciliation (a local bucket per process reporting its
+ * consumption and learning the shared level every 50-100 ms): a burst that
+ * reaches two processes inside one period passes in full at each, 2B instead
+ * of B. Why not a round trip per request (RateLimiterRedis): 13-23 us of
+ * client CPU per request on this host, as much as a whole cached answer
+ * (docs/rate-limits.md has the measurements).
  *
- * Failure: every command has a deadline (`timeoutMs`, default 250 ms; a
- * killed Redis is seen at once, when its socket closes). Then every bucket
- * falls back to a per-process bucket at the level it showed, `onFault` is
- * called once for the outage and `faults` counts it. ioredis reconnects in
- * the background; when Redis answers again the buckets are shared again on
- * their own (each starts a fresh lease). `take` never waits and never throws.
+ * Failure: a killed Redis is seen at once (its socket closes); one that
+ * stops answering, after `timeoutMs` (500 ms, the command and socket
+ * deadline). Then every bucket falls back to a per-process bucket at the level
+ * it showed, waiting requests are answered per process, `onFault` is called
+ * once for the outage and `faults` counts it. ioredis reconnects (every 1 s at
+ * most); when Redis answers again the buckets are shared again on their own,
+ * each with a fresh lease. No call waits on Redis beyond `waitMs` or throws.
  * The clock is the caller's (`nowMs`), in Redis too, so processes' clocks must
- * agree (NTP): a skew of s seconds moves refills by at most s*R tokens.
- * Redis Cluster is not supported (one script call names several keys).
+ * agree (NTP): a skew of s seconds moves refills by at most s*R tokens. Redis
+ * Cluster is not supported (one script call names several keys).
  */
 import { Redis } from 'ioredis';
 import { Bucket, takeLocal, type Waiter } from './bucket.js';
@@ -216,11 +221,14 @@ class RedisLimiter implements RateLimiter {
     clearInterval(this.timer);
     const deadline = Date.now() + (this.opts.timeoutMs ?? 500);
     const landed = (): Promise<unknown> => withDeadline(Promise.allSettled([...this.inFlight]), Math.max(0, deadline - Date.now()));
-    if (this.state === State.Up) {
-      await landed(); // the syncs under way first: what they grant is given back too
-      for (const b of this.holding) this.giveBack(b);
+    // The syncs queued and under way first (what they grant is given back too), then the returns.
+    for (let round = 0; round < 3 && this.state === State.Up; round++) {
       this.flush();
       await landed();
+      if (round === 0) continue;
+      let left = false;
+      for (const b of this.holding) if (b.lease > 0 || b.debt > 0) (this.giveBack(b), (left = true));
+      if (!left) break;
     }
     this.state = State.Closed;
     this.epoch++;
@@ -235,9 +243,10 @@ class RedisLimiter implements RateLimiter {
 
   /** A bucket last used under the other mode: carry its visible level over, drop lease and credit. */
   private rebase(b: Bucket): void {
-    const t = b.lease + b.tokens;
+    const t = b.lease + b.reserved + b.tokens;
     b.tokens = t < b.burst ? t : b.burst;
     b.lease = 0;
+    b.reserved = 0;
     b.debt = 0;
     b.sentDebt = 0;
     b.pending = false;

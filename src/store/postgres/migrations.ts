@@ -64,4 +64,30 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN first_published_at bigint;
   UPDATE runs SET first_published_at = published_at;
   `,
+  // 4: files taken from a watched folder, as in the SQLite store's migration 5.
+  `
+  CREATE TABLE ingested_files (
+    id      bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    claim   text NOT NULL UNIQUE,
+    path    text NOT NULL,
+    size    bigint NOT NULL,
+    mtime   bigint NOT NULL,
+    sha256  text NOT NULL,
+    result  text NOT NULL CHECK (result IN ('taken', 'rejected')),
+    message text NOT NULL,
+    farm_id text,
+    issue   text,
+    at      bigint NOT NULL
+  );
+  CREATE INDEX ingested_files_path ON ingested_files (path);
+  `,
+  // 5: runs removed by retention, as in the SQLite store's migration 6.
+  `
+  CREATE TABLE removed_runs (
+    farm_id  text NOT NULL,
+    issue    text NOT NULL,
+    revision bigint NOT NULL
+  );
+  CREATE INDEX removed_runs_revision ON removed_runs (revision);
+  `,
 ];

@@ -27,6 +27,7 @@ import {
   type Publication,
   type Store,
   type RunArrival,
+  type RunKey,
   type StoredKey,
   type StoredRun,
 } from '../store.js';
@@ -43,6 +44,8 @@ import {
   type RunRow,
 } from '../rows.js';
 import { checkKeyText, checkNewKey, checkTime, farmsText, KEY_COLUMNS, toStoredKey, type KeyRow } from '../keyRows.js';
+import { ClaimRecordedError, type FileRecord, type IngestedFile } from '../store.js';
+import { checkFileRecord, FILE_COLUMNS, fileValues, toIngestedFile, type FileRow } from '../fileRows.js';
 import { PG_MIGRATIONS } from './migrations.js';
 
 export interface PgSettings {
@@ -70,6 +73,7 @@ const MIGRATION_LOCK = 0x66637374; // 'fcst'
  */
 function isUnavailable(err: unknown): boolean {
   if (err instanceof UnknownFarmError || err instanceof KeyNameTakenError || err instanceof StoreUnavailableError) return false;
+  if (err instanceof ClaimRecordedError) return false;
   const e = err as { code?: string; message?: string };
   const code = e.code ?? '';
   if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
@@ -289,8 +293,24 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
   }
 
   /** One publication: refuse an unknown farm, take the next revision, write, notify, commit. */
-  async function publish(farmId: string, issue: string, blob: Uint8Array, records: number, at: number): Promise<Publication> {
+  /**
+   * Records a watched-folder file; a claim recorded before is refused (ClaimRecordedError), which rolls
+   * back the transaction it is part of. A concurrent insert of the same claim waits for the other to end.
+   */
+  async function insertFile(c: pg.PoolClient, f: FileRecord, result: IngestedFile['result'], at: number): Promise<IngestedFile> {
+    const r = await c.query<FileRow>(
+      `INSERT INTO ingested_files (claim, path, size, mtime, sha256, result, message, farm_id, issue, at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (claim) DO NOTHING RETURNING ${FILE_COLUMNS}`,
+      fileValues(f, result, at),
+    );
+    if (r.rows.length === 0) throw new ClaimRecordedError(f.claim);
+    return toIngestedFile(r.rows[0]!);
+  }
+
+  async function publish(farmId: string, issue: string, blob: Uint8Array, records: number, at: number, file?: FileRecord): Promise<Publication> {
     const pub = await transaction(primary, async (c) => {
+      // The record first: a claim recorded before leaves the run as it was.
+      if (file !== undefined) await insertFile(c, file, 'taken', at);
       const farm = await c.query('SELECT 1 FROM farms WHERE farm_id = $1', [farmId]);
       if (farm.rowCount === 0) throw new UnknownFarmError(farmId);
       const revision = await nextRevision(c);
@@ -455,8 +475,27 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
       return Number(rows[0]!.n);
     },
 
-    async putRun(run): Promise<Publication> {
-      return publish(run.farmId, run.issue, encodeSeries(run.series), run.series.steps.length, Date.now());
+    async putRun(run, options): Promise<Publication> {
+      const file = options?.file;
+      if (file !== undefined) checkFileRecord(file);
+      return publish(run.farmId, run.issue, encodeSeries(run.series), run.series.steps.length, Date.now(), file);
+    },
+
+    // Not a change readers need: no revision, no NOTIFY, no move of this handle's token.
+    async recordRejectedFile(file) {
+      checkFileRecord(file);
+      return transaction(primary, (c) => insertFile(c, file, 'rejected', Date.now()));
+    },
+
+    // From the primary: a watcher asks right after a commit (a replica may not have it yet).
+    async ingestedFile(claim) {
+      const r = await transaction(primary, (c) => c.query<FileRow>(`SELECT ${FILE_COLUMNS} FROM ingested_files WHERE claim = $1`, [claim]));
+      return r.rows[0] && toIngestedFile(r.rows[0]);
+    },
+
+    async listIngestedFiles(afterId, limit) {
+      const rows = await read<FileRow>(`SELECT ${FILE_COLUMNS} FROM ingested_files WHERE id > $1 ORDER BY id LIMIT $2`, [afterId, limit]);
+      return rows.map(toIngestedFile);
     },
 
     async importRun(run) {
@@ -550,14 +589,49 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
             'SELECT farm_id, issue, revision FROM runs WHERE revision > $1 ORDER BY revision',
             [since],
           );
+          const removed = await c.query<{ farm_id: string; issue: string; revision: string }>(
+            'SELECT farm_id, issue, revision FROM removed_runs WHERE revision > $1 ORDER BY revision',
+            [since],
+          );
           return {
             revision: Number(rev.rows[0]!.value),
             farms: farms.rows.map(toFarm),
-            runs: runs.rows.map((r) => ({ farmId: r.farm_id, issue: r.issue, revision: Number(r.revision) })),
+            runs: [
+              ...runs.rows.map((r) => ({ farmId: r.farm_id, issue: r.issue, revision: Number(r.revision) })),
+              ...removed.rows.map((r) => ({ farmId: r.farm_id, issue: r.issue, revision: Number(r.revision), removed: true })),
+            ],
           };
         },
         'REPEATABLE READ READ ONLY',
       );
+    },
+
+    async pruneRuns(before, dryRun): Promise<readonly RunKey[]> {
+      // Runs before the cutoff that are not their site's newest. Their space is reused by PostgreSQL once
+      // (auto)vacuum has passed; the file does not shrink.
+      const select = `SELECT farm_id, issue FROM runs r WHERE issue < $1
+          AND issue < (SELECT max(issue) FROM runs n WHERE n.farm_id = r.farm_id)
+        ORDER BY farm_id COLLATE "C", issue`;
+      if (dryRun) {
+        const rows = await read<{ farm_id: string; issue: string }>(select, [before]);
+        return rows.map((r) => ({ farmId: r.farm_id, issue: r.issue }));
+      }
+      const removed = await transaction(primary, async (c) => {
+        const rows = (await c.query<{ farm_id: string; issue: string }>(`${select} FOR UPDATE`, [before])).rows;
+        if (rows.length === 0) return rows;
+        const revision = await nextRevision(c);
+        await c.query(
+          `WITH gone AS (
+             DELETE FROM runs WHERE (farm_id, issue) IN (SELECT * FROM unnest($1::text[], $2::text[])) RETURNING farm_id, issue
+           )
+           INSERT INTO removed_runs (farm_id, issue, revision) SELECT farm_id, issue, $3 FROM gone`,
+          [rows.map((r) => r.farm_id), rows.map((r) => r.issue), revision],
+        );
+        await c.query('SELECT pg_notify($1, $2)', [CHANNEL, String(revision)]);
+        return rows;
+      });
+      if (removed.length > 0) notify();
+      return removed.map((r) => ({ farmId: r.farm_id, issue: r.issue }));
     },
 
     async ping() {

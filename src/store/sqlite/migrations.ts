@@ -66,4 +66,32 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN first_published_at INTEGER;
   UPDATE runs SET first_published_at = published_at;
   `,
+  // 5: files taken from a watched folder, one row per delivery (its claim name), written in the same
+  // transaction as the run it became, so a watcher restarted after a crash knows what is already done.
+  `
+  CREATE TABLE ingested_files (
+    id      INTEGER PRIMARY KEY,
+    claim   TEXT NOT NULL UNIQUE,
+    path    TEXT NOT NULL,
+    size    INTEGER NOT NULL,
+    mtime   INTEGER NOT NULL,
+    sha256  TEXT NOT NULL,
+    result  TEXT NOT NULL CHECK (result IN ('taken', 'rejected')),
+    message TEXT NOT NULL,
+    farm_id TEXT,
+    issue   TEXT,
+    at      INTEGER NOT NULL
+  );
+  CREATE INDEX ingested_files_path ON ingested_files (path);
+  `,
+  // 6: runs removed by retention, so that every process's caches learn of the removal through changesSince
+  // as they learn of publications (a removal takes a revision like them).
+  `
+  CREATE TABLE removed_runs (
+    farm_id  TEXT NOT NULL,
+    issue    TEXT NOT NULL,
+    revision INTEGER NOT NULL
+  );
+  CREATE INDEX removed_runs_revision ON removed_runs (revision);
+  `,
 ];

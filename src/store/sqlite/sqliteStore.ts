@@ -13,6 +13,7 @@ import {
   type Page,
   type Publication,
   type RunArrival,
+  type RunKey,
   type Store,
   type StoredKey,
   type StoredRun,
@@ -30,6 +31,8 @@ import {
   type RunRow,
 } from '../rows.js';
 import { checkKeyText, checkNewKey, checkTime, farmsText, KEY_COLUMNS, toStoredKey, type KeyRow } from '../keyRows.js';
+import { ClaimRecordedError, type FileRecord, type IngestedFile } from '../store.js';
+import { checkFileRecord, FILE_COLUMNS, fileValues, toIngestedFile, type FileRow } from '../fileRows.js';
 import { MIGRATIONS } from './migrations.js';
 
 /** A key live at @now: not revoked, and no end or an end after @now. */
@@ -76,6 +79,17 @@ export function openSqliteStore(path: string): Store {
     runsSince: db.prepare<[number], { farm_id: string; issue: string; revision: number }>(
       'SELECT farm_id, issue, revision FROM runs WHERE revision > ? ORDER BY revision',
     ),
+    removedSince: db.prepare<[number], { farm_id: string; issue: string; revision: number }>(
+      'SELECT farm_id, issue, revision FROM removed_runs WHERE revision > ? ORDER BY revision',
+    ),
+    // Runs before the cutoff that are not their site's newest.
+    prunable: db.prepare<[string], { farm_id: string; issue: string }>(
+      `SELECT farm_id, issue FROM runs r WHERE issue < ?
+         AND issue < (SELECT max(issue) FROM runs n WHERE n.farm_id = r.farm_id)
+       ORDER BY farm_id, issue`,
+    ),
+    removeRun: db.prepare<[string, string], unknown>('DELETE FROM runs WHERE farm_id = ? AND issue = ?'),
+    recordRemoved: db.prepare<[string, string, number], unknown>('INSERT INTO removed_runs (farm_id, issue, revision) VALUES (?, ?, ?)'),
     revision: db.prepare<[], { value: number }>(`SELECT value FROM counters WHERE name = 'revision'`),
     dataVersion: db.prepare('PRAGMA data_version').pluck(),
     getFarm: db.prepare<[string], FarmRow>(`SELECT ${FARM_COLUMNS} FROM farms WHERE farm_id = ?`),
@@ -186,8 +200,36 @@ export function openSqliteStore(path: string): Store {
   const changesSince = db.transaction((since: number) => ({
     revision: q.revision.get()!.value,
     farms: q.farmsSince.all(since).map(toFarm),
-    runs: q.runsSince.all(since).map((r) => ({ farmId: r.farm_id, issue: r.issue, revision: r.revision })),
+    runs: [
+      ...q.runsSince.all(since).map((r) => ({ farmId: r.farm_id, issue: r.issue, revision: r.revision })),
+      ...q.removedSince.all(since).map((r) => ({ farmId: r.farm_id, issue: r.issue, revision: r.revision, removed: true })),
+    ],
   }));
+
+  const prune = db.transaction((before: string, dryRun: boolean): RunKey[] => {
+    const runs = q.prunable.all(before).map((r) => ({ farmId: r.farm_id, issue: r.issue }));
+    if (dryRun || runs.length === 0) return runs;
+    const revision = q.nextRevision.get()!.value;
+    for (const r of runs) {
+      q.removeRun.run(r.farmId, r.issue);
+      q.recordRemoved.run(r.farmId, r.issue, revision);
+    }
+    return runs;
+  });
+
+  /**
+   * Gives freed pages back to the file system. A file made before incremental vacuum was switched on is
+   * rewritten once (VACUUM) to switch it on; later prunes free pages incrementally.
+   */
+  const shrink = (): void => {
+    if (db.pragma('auto_vacuum', { simple: true }) !== 2) {
+      db.pragma('auto_vacuum = INCREMENTAL');
+      db.exec('VACUUM');
+    } else {
+      db.pragma('incremental_vacuum');
+    }
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  };
 
   const putRun = db.transaction((farmId: string, issue: string, blob: Uint8Array, records: number, at: number): Publication => {
     if (q.getFarm.get(farmId) === undefined) throw new UnknownFarmError(farmId);
@@ -196,6 +238,29 @@ export function openSqliteStore(path: string): Store {
     q.putRun.run(farmId, issue, records, blob, revision, at, at);
     return { revision, publishedAt: at };
   });
+
+  // Watched-folder file records. A claim recorded before is refused, so the transaction it is part of
+  // (a run's publication) changes nothing.
+  const fq = {
+    insert: db.prepare<unknown[], FileRow>(
+      `INSERT INTO ingested_files (claim, path, size, mtime, sha256, result, message, farm_id, issue, at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (claim) DO NOTHING RETURNING ${FILE_COLUMNS}`,
+    ),
+    byClaim: db.prepare<[string], FileRow>(`SELECT ${FILE_COLUMNS} FROM ingested_files WHERE claim = ?`),
+    after: db.prepare<[number, number], FileRow>(`SELECT ${FILE_COLUMNS} FROM ingested_files WHERE id > ? ORDER BY id LIMIT ?`),
+  };
+  const recordFile = db.transaction((f: FileRecord, result: IngestedFile['result'], at: number): IngestedFile => {
+    const row = fq.insert.get(...fileValues(f, result, at));
+    if (row === undefined) throw new ClaimRecordedError(f.claim);
+    return toIngestedFile(row);
+  });
+  // The record first: a claim recorded before leaves the run as it was.
+  const putRunWithFile = db.transaction(
+    (farmId: string, issue: string, blob: Uint8Array, records: number, at: number, file: FileRecord): Publication => {
+      recordFile(file, 'taken', at);
+      return putRun(farmId, issue, blob, records, at);
+    },
+  );
 
   // Key writes run as IMMEDIATE transactions: the write lock is taken before the live-name check, so
   // two processes cannot both find a name free.
@@ -278,11 +343,28 @@ export function openSqliteStore(path: string): Store {
     async countFarms() {
       return q.countFarms.get()!.n;
     },
-    async putRun(run) {
+    async putRun(run, options) {
+      const file = options?.file;
+      if (file !== undefined) checkFileRecord(file);
       const blob = encodeSeries(run.series);
-      const pub = putRun.immediate(run.farmId, run.issue, blob, run.series.steps.length, Date.now());
+      const pub =
+        file === undefined
+          ? putRun.immediate(run.farmId, run.issue, blob, run.series.steps.length, Date.now())
+          : putRunWithFile.immediate(run.farmId, run.issue, blob, run.series.steps.length, Date.now(), file);
       committed();
       return pub;
+    },
+    // Not a change readers need: no revision, no listener, no move of this handle's token.
+    async recordRejectedFile(file) {
+      checkFileRecord(file);
+      return recordFile.immediate(file, 'rejected', Date.now());
+    },
+    async ingestedFile(claim) {
+      const row = fq.byClaim.get(claim);
+      return row && toIngestedFile(row);
+    },
+    async listIngestedFiles(afterId, limit) {
+      return fq.after.all(afterId, limit).map(toIngestedFile);
     },
     async importRun(run) {
       const records = openSeries(run.blob).length; // also proves the blob decodes
@@ -332,6 +414,14 @@ export function openSqliteStore(path: string): Store {
     },
     async snapshot() {
       return snapshot.deferred();
+    },
+    async pruneRuns(before, dryRun) {
+      const removed = prune.immediate(before, dryRun);
+      if (!dryRun && removed.length > 0) {
+        committed();
+        shrink();
+      }
+      return removed;
     },
     async changesSince(since) {
       return changesSince.deferred(since);

@@ -1,0 +1,26 @@
+/** forecastd prune [--retention-days N] [--dry-run]: removes runs past the retention period, now. */
+import { pruneOld } from '../ops/retention.js';
+import { openStore } from '../store/openStore.js';
+import { resolveSettings, type SettingsInput } from '../settings/resolve.js';
+
+export async function pruneCommand(args: string[], input: SettingsInput): Promise<number> {
+  const settings = resolveSettings('prune', args, input);
+  const days = settings.value('retention-days');
+  const dryRun = settings.value('dry-run');
+  const store = await openStore(settings.value('db'));
+  try {
+    const removed = await pruneOld(store, days, Date.now(), dryRun);
+    for (const r of removed) process.stdout.write(`${r.farmId} ${r.issue}\n`);
+    const what = `${removed.length} run${removed.length === 1 ? '' : 's'} of sites`;
+    process.stderr.write(
+      days === 0
+        ? 'retention-days is 0: every run is kept\n'
+        : dryRun
+          ? `would remove ${what} (issued more than ${days} days ago; each site's newest run is kept)\n`
+          : `removed ${what} (issued more than ${days} days ago; each site's newest run is kept)\n`,
+    );
+    return 0;
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,285 @@
+/**
+ * Watch-folder ingest (INTERFACE.md section 12): takes every complete run file
+ * put into a folder, one at a time, and moves it to DIR/done/ or DIR/rejected/.
+ *
+ * Each file goes through the same steps, each of which survives a kill at any
+ * instant:
+ * 1. claim: rename into this watcher's claims folder under a name unique to this
+ *    delivery (exactly one of several watchers' renames succeeds);
+ * 2. ingest through the strict reader; publish the run together with the record
+ *    of the file (claim, path, size, time, SHA-256, result) in one store
+ *    transaction, or record the rejection;
+ * 3. move it to its place (watchPlace.ts).
+ * A claim left behind is finished by the next watcher to start or to notice its
+ * owner gone (watchOwners.ts): when the store holds its record only step 3 is
+ * redone, else from step 2 (publishing a run again replaces it atomically).
+ *
+ * The folder is scanned at start and every scan interval (a folder event only
+ * brings the next scan forward: events are lost on network file systems).
+ */
+import { createHash } from 'node:crypto';
+import { watch, type FSWatcher } from 'node:fs';
+import { readdir, readFile, rename, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { ClaimRecordedError, UnknownFarmError, type FileRecord, type IngestedFile, type Store } from '../store/store.js';
+import { FaultError, formatFault, type Fault } from './fault.js';
+import { formatAccepted } from './ingestFiles.js';
+import { parseRunFileName, readRunCsv } from './runCsv.js';
+import { claimName, parseClaimName, watchLayout } from './watchClaims.js';
+import { Owner, Peers } from './watchOwners.js';
+import { placeClaim } from './watchPlace.js';
+import { SettleTracker, type Candidate } from './watchScan.js';
+
+export interface WatchOptions {
+  /** The folder, as given (reports name files under it). */
+  readonly dir: string;
+  /** A file is complete once its size and modification time have not changed for this long. */
+  readonly settleMs: number;
+  /** Time between two scans of the folder. Default 500 ms. */
+  readonly scanMs?: number;
+  /** Time between two heartbeats of this watcher. Default 2 s. */
+  readonly heartbeatMs?: number;
+  /** A watcher on another host whose heartbeat has not changed for this long is gone. Default 30 s. */
+  readonly leaseMs?: number;
+  /** Each file taken or rejected by this watcher, once it is in its place. */
+  readonly onOutcome?: (o: WatchOutcome) => void;
+  /** A failure that the watcher survives (the store unreachable, a file it cannot move); it tries again later. */
+  readonly onError?: (err: unknown) => void;
+}
+
+/** A file this watcher took or rejected: the path it was delivered at (under the folder as given) and its report line. */
+export type Outcome =
+  | { readonly ok: true; readonly file: string; readonly farmId: string; readonly issue: string; readonly records: number; readonly line: string }
+  | { readonly ok: false; readonly file: string; readonly fault: Fault; readonly line: string };
+
+/** An outcome once the file is in its place: `placedAt` relative to the watched folder. */
+export type WatchOutcome = Outcome & { readonly placedAt: string };
+
+export interface Watcher {
+  /** Stops after the file in hand; resolves once the watcher has let go of everything. */
+  stop(): Promise<void>;
+  /** Resolves when the watcher has stopped. */
+  readonly stopped: Promise<void>;
+}
+
+const DEFAULTS = { scanMs: 500, heartbeatMs: 2000, leaseMs: 30_000 };
+const MAX_BACKOFF_MS = 10_000;
+
+/** A pass that failed for a reason already reported. */
+class Retry extends Error {}
+
+const errno = (err: unknown): string | undefined => (err as NodeJS.ErrnoException).code;
+
+/** A recorded result, as far as placing it needs, and the outcome when this watcher made the record. */
+interface Recorded {
+  readonly rec: Pick<IngestedFile, 'result' | 'at' | 'path' | 'message'>;
+  readonly outcome?: Outcome;
+}
+
+/** Starts watching; resolves once the folder is checked and this watcher's claims folder exists. */
+export async function watchFolder(store: Store, options: WatchOptions): Promise<Watcher> {
+  const o = { ...DEFAULTS, ...options };
+  const layout = watchLayout(resolve(o.dir));
+  const st = await stat(layout.root);
+  if (!st.isDirectory()) throw new Error(`${o.dir} is not a folder`);
+  const owner = await Owner.start(layout);
+  const peers = new Peers(layout, owner.id, o.leaseMs);
+  const tracker = new SettleTracker(o.settleMs);
+  const display = (rel: string): string => join(o.dir, rel);
+  const report = (err: unknown): void => o.onError?.(err);
+
+  let stopping = false;
+  let wake: (() => void) | undefined;
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((res) => {
+      const t = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(t);
+        wake = undefined;
+        res();
+      }
+      wake = done;
+    });
+
+  let hint: FSWatcher | undefined;
+  try {
+    hint = watch(layout.root, () => wake?.());
+    hint.on('error', () => undefined);
+  } catch {
+    hint = undefined; // no events here: the scans alone find files
+  }
+  const heartbeat = setInterval(() => void owner.beat().catch(report), o.heartbeatMs);
+
+  /** Ingests and records a claim: the record (ours, or one made meanwhile); undefined when the claim went. */
+  async function ingestClaim(claimPath: string, name: string, path: string): Promise<Recorded | undefined> {
+    let mtimeMs: number;
+    try {
+      mtimeMs = (await stat(claimPath)).mtimeMs;
+    } catch (err) {
+      if (errno(err) === 'ENOENT') return undefined; // taken over by another watcher
+      throw err;
+    }
+    // A file that cannot be read is rejected, as ingest rejects it (its record holds the hash of nothing).
+    let bytes = Buffer.alloc(0);
+    let unreadable: Fault | undefined;
+    try {
+      bytes = await readFile(claimPath);
+    } catch (err) {
+      if (errno(err) === 'ENOENT') return undefined;
+      unreadable = { line: 0, column: 0, message: `cannot read file (${errno(err) ?? 'error'})` };
+    }
+    const file = display(path);
+    const base = path.slice(path.lastIndexOf('/') + 1);
+    const record = {
+      claim: name,
+      path,
+      size: bytes.length,
+      mtimeMs: Math.trunc(mtimeMs),
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+    };
+    let fault: Fault;
+    try {
+      if (unreadable !== undefined) throw new FaultError(unreadable);
+      const run = readRunCsv(base, bytes);
+      const records = run.series.steps.length;
+      const line = formatAccepted(file, run.farmId, run.issue, records);
+      const taken: FileRecord = { ...record, message: line, farmId: run.farmId, issue: run.issue };
+      const pub = await store.putRun({ farmId: run.farmId, issue: run.issue, series: run.series }, { file: taken });
+      return {
+        rec: { result: 'taken', at: pub.publishedAt, path, message: line },
+        outcome: { ok: true, file, farmId: run.farmId, issue: run.issue, records, line },
+      };
+    } catch (err) {
+      if (err instanceof ClaimRecordedError) return recorded(name);
+      if (err instanceof FaultError) fault = err.fault;
+      else if (err instanceof UnknownFarmError) fault = { line: 0, column: 0, message: err.message };
+      else throw err;
+    }
+    const line = formatFault(file, fault);
+    let names: { farmId: string | null; issue: string | null } = { farmId: null, issue: null };
+    try {
+      names = parseRunFileName(base);
+    } catch {
+      // a name that names no run: recorded without one
+    }
+    try {
+      const rec = await store.recordRejectedFile({ ...record, message: line, farmId: names.farmId, issue: names.issue });
+      return { rec, outcome: { ok: false, file, fault, line } };
+    } catch (err) {
+      if (err instanceof ClaimRecordedError) return recorded(name);
+      throw err;
+    }
+  }
+
+  async function recorded(name: string): Promise<Recorded | undefined> {
+    const rec = await store.ingestedFile(name);
+    return rec && { rec };
+  }
+
+  /** Finishes a claim in this watcher's folder: ingests it unless recorded before, then moves it. */
+  async function finish(name: string, fresh: boolean): Promise<void> {
+    const claimPath = join(owner.dir, name);
+    const path = parseClaimName(name)?.path ?? name;
+    const before = fresh ? undefined : await recorded(name);
+    const done = before ?? (await ingestClaim(claimPath, name, path));
+    if (done === undefined) return;
+    // A record made before this attempt may have been linked into place before.
+    const placedAt = await placeClaim(layout, owner.id, claimPath, done.rec, done.outcome === undefined);
+    if (placedAt !== undefined && done.outcome !== undefined) o.onOutcome?.({ ...done.outcome, placedAt });
+  }
+
+  /** Claims a complete file and finishes it. */
+  async function take(c: Candidate): Promise<void> {
+    tracker.forget(c.rel);
+    const name = claimName(c.rel, c.size, c.mtimeMs);
+    try {
+      await rename(c.abs, join(owner.dir, name));
+    } catch (err) {
+      if (errno(err) === 'ENOENT') return; // another watcher claimed it, or it went
+      throw err;
+    }
+    await settledAgain(join(owner.dir, name), c);
+    await finish(name, true);
+  }
+
+  /**
+   * A file written in place may still be written to through a handle opened
+   * before the claim: wait until it stands still for the settle time again.
+   */
+  async function settledAgain(claimPath: string, c: Candidate): Promise<void> {
+    let last = { size: c.size, mtimeMs: c.mtimeMs };
+    for (;;) {
+      const now = await stat(claimPath).catch(() => undefined);
+      if (now === undefined || (now.size === last.size && now.mtimeMs === last.mtimeMs)) return;
+      last = { size: now.size, mtimeMs: now.mtimeMs };
+      await new Promise((r) => setTimeout(r, Math.max(o.settleMs, 50)));
+    }
+  }
+
+  /**
+   * Claims in this watcher's folder: left by a failure (the store unreachable), or taken over from a gone
+   * watcher. One that cannot be finished now does not hold up the others; returns whether all were.
+   */
+  async function finishOwn(): Promise<boolean> {
+    const names = (await readdir(owner.dir).catch(() => [] as string[])).filter((n) => !n.startsWith('.'));
+    let all = true;
+    for (const name of names) {
+      if (stopping) break;
+      await finish(name, false).catch((err: unknown) => {
+        all = false;
+        report(err);
+      });
+    }
+    return all;
+  }
+
+  async function takeOverGone(): Promise<void> {
+    for (const id of await peers.gone()) await peers.takeOver(id, owner.dir);
+  }
+
+  /** One pass; returns how long to wait before the next, or throws (then the wait grows). */
+  async function cycle(): Promise<number> {
+    await takeOverGone();
+    // While claims cannot be finished, no more are made: they would only wait beside them.
+    if (!(await finishOwn())) throw new Retry();
+    if (stopping) return 0;
+    const { ready, nextAt } = await tracker.scan(layout.root);
+    for (const c of ready) {
+      if (stopping) break;
+      await take(c);
+    }
+    if (ready.length > 0) return 0;
+    return nextAt === undefined ? o.scanMs : Math.min(o.scanMs, Math.max(0, Math.ceil(nextAt - performance.now())));
+  }
+
+  const stopped = (async () => {
+    let failures = 0;
+    try {
+      while (!stopping) {
+        let delay: number;
+        try {
+          delay = await cycle();
+          failures = 0;
+        } catch (err) {
+          if (!(err instanceof Retry)) report(err);
+          // Failing passes wait longer each time, up to MAX_BACKOFF_MS.
+          delay = Math.min(o.scanMs * 2 ** Math.min(failures++, 10), MAX_BACKOFF_MS);
+        }
+        if (!stopping && delay > 0) await sleep(delay);
+      }
+    } finally {
+      clearInterval(heartbeat);
+      hint?.close();
+      await owner.release().catch(report);
+    }
+  })();
+
+  return {
+    stopped,
+    async stop() {
+      stopping = true;
+      wake?.();
+      await stopped;
+    },
+  };
+}

@@ -1,0 +1,168 @@
+/**
+ * The metrics of one process (INTERFACE.md section 13), in a prom-client
+ * registry of its own. Nothing on the request path calls prom-client: the
+ * parts that see events keep plain numbers (HttpStats, the caches' hit
+ * counters, the door's refusals, the fields below), and each metric's
+ * collect() reads them when /metrics is scraped. With --workers N the
+ * registries of all workers are added up by the cluster primary
+ * (clusterMetrics.ts); what is read from the store is not per process and is
+ * kept apart (storeGauges.ts).
+ *
+ * No label holds a site, a run or a key: routes are templates, the other
+ * labels take a few fixed values.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from 'prom-client';
+import { DURATION_BUCKETS_S, HttpStats, type RouteStats } from './httpStats.js';
+
+/** The Prometheus text format's content type. */
+export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
+
+/** Lookups of a cache, counted by the cache itself. */
+export interface HitCounts {
+  readonly hits: number;
+  readonly misses: number;
+}
+
+/** Counters kept by other parts of the server, read at scrape time. */
+export interface MetricSources {
+  /** Rendered forecast bodies (http/bodyCache.ts). */
+  readonly bodyCache?: HitCounts;
+  /** Runs held in memory (query/readModel.ts). */
+  readonly runCache?: HitCounts;
+  /** Requests refused with 429 (access/door.ts). */
+  readonly door?: { readonly rateLimited: number };
+  /** Outages of the shared rate-limit store (Redis). */
+  readonly limiter?: { readonly faults: number };
+}
+
+/** Results of webhook deliveries (section 14): a 2xx within the deadline, or anything else. */
+export const WEBHOOK_RESULTS = ['delivered', 'failed'] as const;
+
+type CounterSetter = (labels: Record<string, string>, value: number) => void;
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly http = new HttpStats();
+  /** Failed store calls (not refusals such as an unknown site): see countingStore.ts. */
+  storeErrors = 0;
+  /** Run files taken and rejected, and the records of those taken (the watch folder's ingest). */
+  readonly ingest = { taken: 0, rejected: 0, records: 0 };
+  /** Server-Sent Events clients connected to this process. */
+  sseClients = 0;
+  readonly webhookDeliveries: Record<(typeof WEBHOOK_RESULTS)[number], number> = { delivered: 0, failed: 0 };
+  private sources: MetricSources = {};
+
+  /** servesHttp: false for a cluster's primary, which counts what it does itself (the watch folder) but serves no HTTP. */
+  constructor(opts: { readonly servesHttp?: boolean } = {}) {
+    const serving = opts.servesHttp === false ? 0 : 1;
+    const register = [this.registry];
+    const counter = (name: string, help: string, labelNames: string[], fill: (set: CounterSetter) => void): void => {
+      new Counter({
+        name,
+        help,
+        labelNames,
+        registers: register,
+        collect(this: Counter) {
+          this.reset();
+          fill((labels, value) => this.inc(labels, value));
+        },
+      });
+    };
+    const http = this.http;
+    counter('forecastd_http_requests_total', 'HTTP answers by route template and status code.', ['route', 'code'], (set) => {
+      for (const r of http.routes()) {
+        r.codes.forEach((n, code) => {
+          if (n > 0) set({ route: r.route, code: String(code) }, n);
+        });
+      }
+    });
+    registerHistogram(
+      this.registry,
+      'forecastd_http_request_duration_seconds',
+      'Time from a request being read to its answer being handed to the socket, by route template.',
+      () => http.routes(),
+    );
+    counter('forecastd_ingest_files_total', 'Run files ingested by this server, taken or rejected.', ['result'], (set) => {
+      set({ result: 'taken' }, this.ingest.taken);
+      set({ result: 'rejected' }, this.ingest.rejected);
+    });
+    counter('forecastd_ingest_records_total', 'Records (time steps) of the run files taken.', [], (set) => set({}, this.ingest.records));
+    counter('forecastd_cache_requests_total', 'Lookups of the in-memory caches: rendered bodies (body) and runs (run).', ['cache', 'result'], (set) => {
+      for (const [cache, counts] of [
+        ['body', this.sources.bodyCache],
+        ['run', this.sources.runCache],
+      ] as const) {
+        set({ cache, result: 'hit' }, counts?.hits ?? 0);
+        set({ cache, result: 'miss' }, counts?.misses ?? 0);
+      }
+    });
+    counter('forecastd_store_errors_total', 'Store calls that failed (unreachable, timed out, or any other fault).', [], (set) => set({}, this.storeErrors));
+    counter('forecastd_rate_limited_total', 'Requests refused with 429 (a key over its rate, or failed keys of an address).', [], (set) =>
+      set({}, this.sources.door?.rateLimited ?? 0),
+    );
+    counter('forecastd_rate_limit_faults_total', 'Outages of the shared rate-limit store (Redis) seen; limits were per process meanwhile.', [], (set) =>
+      set({}, this.sources.limiter?.faults ?? 0),
+    );
+    const metrics = this;
+    new Gauge({
+      name: 'forecastd_sse_clients',
+      help: 'Server-Sent Events clients connected.',
+      registers: register,
+      collect(this: Gauge) {
+        this.set(metrics.sseClients);
+      },
+    });
+    new Gauge({
+      name: 'forecastd_workers',
+      help: 'Processes serving HTTP whose metrics this scrape adds up (the workers of --workers N).',
+      registers: register,
+      collect(this: Gauge) {
+        this.set(serving);
+      },
+    });
+    counter('forecastd_webhook_deliveries_total', 'Webhook delivery attempts by result.', ['result'], (set) => {
+      for (const result of WEBHOOK_RESULTS) set({ result }, this.webhookDeliveries[result]);
+    });
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Reads these counters at scrape time, from now on. */
+  watch(sources: MetricSources): void {
+    this.sources = { ...this.sources, ...sources };
+  }
+
+  /** Counts one run file: taken with its records, or rejected (an ingest outcome, as the watch folder reports it). */
+  countIngestedFile(o: { readonly ok: true; readonly records: number } | { readonly ok: false }): void {
+    if (o.ok) {
+      this.ingest.taken++;
+      this.ingest.records += o.records;
+    } else {
+      this.ingest.rejected++;
+    }
+  }
+}
+
+/**
+ * The duration histogram, read from the routes' bucket counts at scrape time.
+ * A metric object of prom-client's shape (what its own Histogram.get returns,
+ * and what the cluster aggregation sums), since prom-client's Histogram has no
+ * way to be set from counts kept elsewhere.
+ */
+function registerHistogram(registry: Registry, name: string, help: string, routes: () => readonly RouteStats[]): void {
+  const get = async () => {
+    const values: Array<{ metricName: string; labels: Record<string, string | number>; value: number }> = [];
+    for (const r of routes()) {
+      if (r.count === 0) continue;
+      let cumulative = 0;
+      DURATION_BUCKETS_S.forEach((le, i) => {
+        cumulative += r.buckets[i]!;
+        values.push({ metricName: `${name}_bucket`, labels: { route: r.route, le }, value: cumulative });
+      });
+      values.push({ metricName: `${name}_bucket`, labels: { route: r.route, le: '+Inf' }, value: r.count });
+      values.push({ metricName: `${name}_sum`, labels: { route: r.route }, value: r.sumMs / 1000 });
+      values.push({ metricName: `${name}_count`, labels: { route: r.route }, value: r.count });
+    }
+    return { name, help, type: 'histogram', aggregator: 'sum', values };
+  };
+  registry.registerMetric({ name, help, type: 'histogram', aggregator: 'sum', get, reset: () => undefined } as unknown as Metric);
+}

@@ -1,0 +1,3 @@
+import { runOnPostgres } from './onPostgres.js';
+
+await runOnPostgres(() => import('../http/metrics.test.js'));
