@@ -49,7 +49,7 @@ export interface AppOptions {
 }
 
 /** A raw answer written to the socket (no response object exists) with the request id after its status line. */
-const withRequestId = (raw: string, id: string): string => raw.replace('\r\n', `\r\nX-Request-Id: ${id}\r\n`);
+const withRequestIdLine = (raw: string, id: string): string => raw.replace('\r\n', `\r\nX-Request-Id: ${id}\r\n`);
 
 export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promise<FastifyInstance> {
   let closing = false;
@@ -109,7 +109,7 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
         const answer = paths.answer('CONNECT', req.url ?? '');
         const id = assignRequestId(req, answers.ids);
         answers.answered(req, answer.def.status, 0);
-        socket.end(withRequestId(rawUnroutedResponse(answer), id));
+        socket.end(withRequestIdLine(rawUnroutedResponse(answer), id));
       });
       return server;
     },
@@ -132,7 +132,7 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
       if ((err as NodeJS.ErrnoException).code === 'ECONNRESET' || !socket.writable) return;
       // No request exists: counted under the route `other`, with no duration.
       metrics.http.other.record(CODES.BAD_PARAMETER.status, 0);
-      socket.end(withRequestId(clientErrorResponse(err as NodeJS.ErrnoException), answers.ids.next()));
+      socket.end(withRequestIdLine(clientErrorResponse(err as NodeJS.ErrnoException), answers.ids.next()));
     },
   });
   app.decorate('routePaths', paths);

@@ -5,12 +5,12 @@
  * and where the answer is counted and logged, once per request, with nothing
  * registered per request (an event listener would be a closure and a listener
  * array per answer). It is given to node:http as `ServerResponse`, so the
- * hot path pays two clock reads, a route lookup and a few additions
- * (docs/operations.md has the figures).
+ * hot path pays an id, a copy of the header list, two clock reads, a route
+ * lookup and a few additions (docs/operations.md has the figures).
  *
- * Not seen here: answers Node writes to the socket itself (a request head
- * that cannot be parsed, a timeout), and requests whose client left before
- * the answer was ended.
+ * Answers written to the socket without a response object (the parser's 400,
+ * CONNECT) are counted where they are written (http/app.ts). Not counted: a
+ * request whose client left before its answer was ended.
  */
 import { ServerResponse, type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders } from 'node:http';
 import { assignRequestId, REQUEST_ID_HEADER, requestIdOf, type RequestIds } from './requestId.js';
