@@ -64,10 +64,14 @@ const STORE_UNAVAILABLE_RETRY_S = '1';
 
 /** The store-unavailable answer written to a bare Node response (the direct forecast path), as the handler below sends it. */
 export function writeStoreUnavailable(res: ServerResponse): void {
-  const body = errorBody(CODES.UNAVAILABLE, STORE_UNAVAILABLE);
-  res.writeHead(CODES.UNAVAILABLE.status, [
-    'retry-after',
-    STORE_UNAVAILABLE_RETRY_S,
+  writeErrorAnswer(res, CODES.UNAVAILABLE, STORE_UNAVAILABLE, ['retry-after', STORE_UNAVAILABLE_RETRY_S]);
+}
+
+/** An error envelope written whole to a bare Node response (paths outside the framework's routes). */
+function writeErrorAnswer(res: ServerResponse, def: CodeDef, message: string, headers: readonly string[] = []): void {
+  const body = errorBody(def, message);
+  res.writeHead(def.status, [
+    ...headers,
     'content-type',
     JSON_TYPE,
     'content-length',
@@ -80,16 +84,7 @@ export function writeStoreUnavailable(res: ServerResponse): void {
 
 /** 500 / 50000 written to a bare Node response, for a fault outside the framework's routes. */
 export function writeInternalError(res: ServerResponse): void {
-  const body = errorBody(CODES.INTERNAL, 'Internal server error.');
-  res.writeHead(CODES.INTERNAL.status, [
-    'content-type',
-    JSON_TYPE,
-    'content-length',
-    String(Buffer.byteLength(body)),
-    'x-content-type-options',
-    'nosniff',
-  ]);
-  res.end(body);
+  writeErrorAnswer(res, CODES.INTERNAL, 'Internal server error.');
 }
 
 /** Maps any thrown error to the envelope: ours as they are, framework 4xx as 40001, the rest as 50000. */
@@ -133,9 +128,15 @@ export function clientErrorResponse(err: NodeJS.ErrnoException): string {
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? 'The request was not received in time.'
         : 'The HTTP request is malformed.';
-  const body = errorBody(CODES.BAD_PARAMETER, message);
+  return rawErrorAnswer(CODES.BAD_PARAMETER, 'Bad Request', message);
+}
+
+/** An error envelope as the bytes of a whole answer, for a socket no response object exists for; closes it. */
+function rawErrorAnswer(def: CodeDef, reason: string, message: string, headerLines: readonly string[] = []): string {
+  const body = errorBody(def, message);
   return [
-    `HTTP/1.1 ${CODES.BAD_PARAMETER.status} Bad Request`,
+    `HTTP/1.1 ${def.status} ${reason}`,
+    ...headerLines,
     `Content-Type: ${JSON_TYPE}`,
     `Content-Length: ${Buffer.byteLength(body)}`,
     'X-Content-Type-Options: nosniff',
@@ -197,17 +198,7 @@ const shortToken = (method: string): string => method.replace(/[^\x21-\x7e]/g, '
 
 /** The same answer written to a bare socket, for requests Node hands over without a response (CONNECT). */
 export function rawUnroutedResponse(u: Unrouted): string {
-  const body = errorBody(u.def, u.message);
-  return [
-    `HTTP/1.1 ${u.def.status} ${u.def.status === 405 ? 'Method Not Allowed' : 'Not Found'}`,
-    ...(u.allow ? [`Allow: ${ALLOW}`] : []),
-    `Content-Type: ${JSON_TYPE}`,
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    'X-Content-Type-Options: nosniff',
-    'Connection: close',
-    '',
-    body,
-  ].join('\r\n');
+  return rawErrorAnswer(u.def, u.def.status === 405 ? 'Method Not Allowed' : 'Not Found', u.message, u.allow ? [`Allow: ${ALLOW}`] : []);
 }
 
 /**
