@@ -237,6 +237,14 @@ describe('anonymous limits, in-flight cap, CORS', () => {
     assert.equal(c.headers.get('retry-after'), '1');
   });
 
+  test('with keys required, --anon-rate limits the open paths per address (a documented extension of the contract)', async () => {
+    const { at } = await serve({ access: { auth: 'required', anonRate: 1, anonBurst: 1 } });
+    assert.equal((await get(`${at}/api/v1/elements`)).status, 200);
+    const limited = await get(`${at}/api/v1/elements`);
+    assert.equal(limited.status, 429);
+    assert.equal(limited.headers.get('ratelimit-policy'), '"default";q=1;w=1');
+  });
+
   test('beyond --max-in-flight: 503 / 50300 with Retry-After at once, and room again when one ends', async () => {
     // The door alone in front of a handler that holds its answers until told: requests stay in flight.
     const held: Array<() => void> = [];
