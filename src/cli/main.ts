@@ -22,6 +22,7 @@ const COMMANDS: Record<CommandName, () => Promise<Command>> = {
   keys: async () => (await import('./keysCommand.js')).keysCommand,
   status: async () => (await import('./statusCommand.js')).statusCommand,
   prune: async () => (await import('./pruneCommand.js')).pruneCommand,
+  webhooks: async () => (await import('./webhooksCommand.js')).webhooksCommand,
 };
 
 const isCommand = (name: string): name is CommandName => Object.prototype.hasOwnProperty.call(COMMANDS, name);

@@ -28,6 +28,17 @@ Exit status: 0 all done; 1 some input rejected (the rest was taken); 2 usage err
 
 /** Each command's help: what it does (intro), its options from the settings, then any closing lines. */
 const TEXTS: Record<CommandName, { intro: string; outro?: string }> = {
+  webhooks: {
+    intro: `Usage: forecastd webhooks add URL [--name NAME] [--farms ID,...] [options]
+       forecastd webhooks list [--json] [options]
+       forecastd webhooks remove NAME [options]
+       forecastd webhooks retry NAME [options]
+
+Endpoints that are called when a run becomes complete or partial for their
+sites: a signed POST (Standard Webhooks), retried with growing delays for at
+least 24 hours. add prints the endpoint's secret once.
+`,
+  },
   serve: {
     intro: `Usage: forecastd serve [options]
 

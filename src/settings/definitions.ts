@@ -12,8 +12,8 @@ import { PG_DEFAULTS } from '../store/store.js';
 import { choice, duration, farmIds, integer, number, onOff, origins, rangeBox, redisUrl, storeUrl, text, type Kind } from './kinds.js';
 
 /** The commands that take settings (`farms` is `farms import`; `config` takes every setting of `serve`). */
-export type CommandName = 'serve' | 'ingest' | 'farms' | 'demo' | 'migrate-store' | 'config' | 'keys' | 'status' | 'prune';
-export const COMMAND_NAMES: readonly CommandName[] = ['serve', 'ingest', 'farms', 'demo', 'migrate-store', 'config', 'keys', 'status', 'prune'];
+export type CommandName = 'serve' | 'ingest' | 'farms' | 'demo' | 'migrate-store' | 'config' | 'keys' | 'status' | 'prune' | 'webhooks';
+export const COMMAND_NAMES: readonly CommandName[] = ['serve', 'ingest', 'farms', 'demo', 'migrate-store', 'config', 'keys', 'status', 'prune', 'webhooks'];
 
 /** Where a setting can come from besides its default. */
 export type Origin = 'flag' | 'env' | 'file';
@@ -45,7 +45,7 @@ type Spec<T> = Omit<SettingDef<T>, 'name' | 'default'>;
 const withDefault = <T>(spec: Spec<T> & { default: NoInfer<T> | (() => NoInfer<T>) }): Omit<SettingDef<T, true>, 'name'> => spec;
 const unset = <T>(spec: Spec<T>): Omit<SettingDef<T, false>, 'name'> => ({ ...spec, default: undefined });
 
-const STORE_COMMANDS: readonly CommandName[] = ['serve', 'ingest', 'farms', 'demo', 'keys', 'status', 'prune'];
+const STORE_COMMANDS: readonly CommandName[] = ['serve', 'ingest', 'farms', 'demo', 'keys', 'status', 'prune', 'webhooks'];
 const EVERY_COMMAND = COMMAND_NAMES;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -146,6 +146,42 @@ const TABLE = {
     commands: ['serve'],
     arg: 'DURATION',
     help: "a run still missing sites this long after its first file is partial",
+  }),
+  'events-keep': withDefault({
+    kind: duration(3_600_000, 365 * 86_400_000),
+    default: 86_400_000,
+    commands: ['serve', 'prune'],
+    arg: 'DURATION',
+    help: 'how long the event log keeps events for clients that resume (GET /api/v1/events with Last-Event-ID)',
+  }),
+  'sse-keepalive': withDefault({
+    kind: duration(1_000, 3_600_000),
+    default: 15_000,
+    commands: ['serve'],
+    arg: 'DURATION',
+    help: 'an event stream with nothing to send gets a comment line this often',
+  }),
+  'sse-max-clients': withDefault({
+    kind: integer(1, 1_000_000),
+    default: 5_000,
+    unit: 'streams',
+    commands: ['serve'],
+    arg: 'N',
+    help: 'event streams open at once per process; beyond, 503',
+  }),
+  'sse-max-clients-per-key': withDefault({
+    kind: integer(1, 1_000_000),
+    default: 20,
+    unit: 'streams',
+    commands: ['serve'],
+    arg: 'N',
+    help: 'event streams open at once per API key and process; beyond, 429',
+  }),
+  'webhook-allow-private': withDefault({
+    kind: onOff,
+    default: false,
+    commands: ['serve'],
+    help: 'deliver webhooks to loopback and private network addresses too (refused by default)',
   }),
   'read-db': unset({
     kind: storeUrl,

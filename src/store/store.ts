@@ -259,6 +259,111 @@ export class KeyNameTakenError extends Error {
   }
 }
 
+/**
+ * One entry of the event log (INTERFACE.md section 14), in commit order; ids
+ * come from one increasing sequence shared by every process. The log holds
+ * facts only: a (site, run) published (written in putRun's transaction), and
+ * clock ticks (written by serve processes) at which run deadlines are judged.
+ * What clients hear (`run` and `issue` events, per scope) is derived from it
+ * (src/events/).
+ */
+export type EventEntry =
+  | {
+      readonly id: number;
+      readonly kind: 'run';
+      readonly farmId: string;
+      readonly issue: string;
+      readonly revision: number;
+      /** When this version was published, epoch ms. */
+      readonly at: number;
+    }
+  | {
+      readonly id: number;
+      readonly kind: 'tick';
+      /** The moment the tick stands for, epoch ms. */
+      readonly at: number;
+    };
+
+export interface EventBounds {
+  /** The oldest id still kept; null when the log is empty. */
+  readonly first: number | null;
+  /** The highest id ever given (0 when none): kept even when every entry was pruned. */
+  readonly last: number;
+}
+
+/** A webhook endpoint as `webhooks add` is told it. The secret is needed to sign, so it is stored. */
+export interface NewWebhook {
+  readonly name: string;
+  readonly url: string;
+  /** `whsec_` + base64 of 32 random bytes. */
+  readonly secret: string;
+  /** Sites whose runs it hears of; null = every site. */
+  readonly farms: readonly string[] | null;
+}
+
+export interface StoredWebhook extends NewWebhook {
+  readonly id: number;
+  /** Epoch ms. */
+  readonly createdAt: number;
+  /** The log's last id when the endpoint was added: it hears of state changes after it only. */
+  readonly sinceEventId: number;
+  /** Set when the endpoint answered 410 Gone (or was disabled otherwise), epoch ms. */
+  readonly disabledAt: number | null;
+  readonly disabledReason: string | null;
+}
+
+export interface WebhookSummary extends StoredWebhook {
+  /** The last attempt, epoch ms, and what came of it ("200", "timeout", "refused: ...", ...). */
+  readonly lastAttemptAt: number | null;
+  readonly lastResult: string | null;
+  /** Deliveries neither delivered nor given up. */
+  readonly pending: number;
+}
+
+export type NoticeType = 'issue.complete' | 'issue.partial';
+
+/** A notice to deliver: one per (endpoint, msgId); enqueueing the same again is a no-op, so every process may enqueue it. */
+export interface NewDelivery {
+  readonly webhookId: number;
+  /** The `webhook-id` header: the same on every attempt, derived from (endpoint, run, type) so that every process derives the same. */
+  readonly msgId: string;
+  readonly type: NoticeType;
+  readonly issue: string;
+  /** The exact JSON body sent (and signed) on every attempt. */
+  readonly body: string;
+  /** Epoch ms; also the first attempt's due time. */
+  readonly createdAt: number;
+}
+
+export interface Delivery extends NewDelivery {
+  readonly id: number;
+  /** Attempts made so far. */
+  readonly attempts: number;
+  readonly nextAttemptAt: number;
+  /** The endpoint's address and secret at claim time. */
+  readonly url: string;
+  readonly secret: string;
+}
+
+/** What came of one attempt. */
+export interface DeliveryOutcome {
+  /** delivered: a 2xx; retry: try again at nextAttemptAt; gave-up: no more attempts; gone: 410, the endpoint is disabled too. */
+  readonly result: 'delivered' | 'retry' | 'gave-up' | 'gone';
+  /** Short text for `webhooks list` ("200", "503", "timeout", "redirect refused", "private address refused"). */
+  readonly detail: string;
+  /** Epoch ms of the attempt. */
+  readonly at: number;
+  /** With retry. */
+  readonly nextAttemptAt?: number;
+}
+
+export class WebhookNameTakenError extends Error {
+  constructor(readonly webhookName: string) {
+    super(`a webhook is already named "${webhookName}"; remove it or choose another name`);
+    this.name = 'WebhookNameTakenError';
+  }
+}
+
 export interface Store {
   upsertFarms(farms: readonly Farm[]): Promise<void>;
   getFarm(farmId: string): Promise<Farm | undefined>;
@@ -336,6 +441,37 @@ export interface Store {
   listIngestedFiles(afterId: number, limit: number): Promise<readonly IngestedFile[]>;
 
   /** Resolves when the store answers; rejects otherwise. */
+  // Event log (INTERFACE.md section 14). putRun appends a 'run' entry in its own transaction.
+  /** Entries with id > afterId, oldest first, at most limit. */
+  eventsAfter(afterId: number, limit: number): Promise<readonly EventEntry[]>;
+  eventBounds(): Promise<EventBounds>;
+  /** Appends a tick at `at` unless the log already holds one at that moment (several processes tick); its id, or undefined. */
+  appendTick(at: number): Promise<number | undefined>;
+  /** Removes entries older than `before` (epoch ms), never the newest entry; how many. */
+  pruneEvents(before: number): Promise<number>;
+
+  // Webhooks (INTERFACE.md section 14): endpoints and a durable outbox.
+  /** Throws WebhookNameTakenError. sinceEventId is set to the log's last id. */
+  addWebhook(w: NewWebhook, now: number): Promise<StoredWebhook>;
+  listWebhooks(): Promise<readonly WebhookSummary[]>;
+  /** Removes the endpoint and its pending deliveries; false when there is none of that name. */
+  removeWebhook(name: string): Promise<boolean>;
+  /** False when (webhookId, msgId) was enqueued before. */
+  enqueueDelivery(d: NewDelivery): Promise<boolean>;
+  /**
+   * Up to limit deliveries due at `now` (not delivered nor given up, endpoint
+   * not disabled, no other owner's lease running), leased to owner until
+   * now + leaseMs, so that one process sends each attempt.
+   */
+  claimDeliveries(now: number, owner: string, leaseMs: number, limit: number): Promise<readonly Delivery[]>;
+  /** Records an attempt's outcome and frees the lease (gone also disables the endpoint). */
+  finishDelivery(id: number, outcome: DeliveryOutcome): Promise<void>;
+  /** Makes the endpoint's pending deliveries due at `now`; how many; undefined when there is no endpoint of that name. */
+  retryWebhook(name: string, now: number): Promise<number | undefined>;
+  /** A named mark that only moves forward (e.g. how far the webhook notifier has followed the log). */
+  readMark(name: string): Promise<number>;
+  advanceMark(name: string, value: number): Promise<void>;
+
   ping(): Promise<void>;
   close(): Promise<void>;
 }
