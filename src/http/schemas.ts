@@ -97,7 +97,6 @@ export const ErrorEnvelope = Type.Object(
   },
 );
 
-const errorRef = (description: string): TSchema => Type.Ref('ErrorEnvelope', { description });
 
 const pageFields = {
   total: Type.Integer({ description: 'Number of items over all pages.' }),
@@ -197,11 +196,22 @@ const rateLimitHeaders = {
   RateLimit: { type: 'string', description: 'What is left: `"default";r=N;t=T` (N whole requests left, T seconds until the bucket is full).' },
 } as const;
 
+/** On every answer (INTERFACE.md section 13). */
+const requestIdHeader = {
+  'X-Request-Id': {
+    type: 'string',
+    description: 'The request\'s own X-Request-Id when it sent one of 1-64 characters of A-Z a-z 0-9 . _ -, else a new one; logs name it.',
+  },
+} as const;
+
 const withHeaders = (description: string, headers: Record<string, { type: string; description: string }>): object => ({
   description,
-  headers,
+  headers: { ...headers, ...requestIdHeader },
   content: { 'application/json': { schema: Type.Ref('ErrorEnvelope') } },
 });
+
+/** An error answer: the envelope, with the headers every answer carries. */
+const errorAnswer = (description: string): object => withHeaders(description, {});
 
 const retryAfter = { 'Retry-After': { type: 'string', description: 'Whole seconds after which a retry can pass (at least 1).' } } as const;
 
@@ -211,13 +221,13 @@ const guarded = {
     'WWW-Authenticate': { type: 'string', description: '`Bearer realm="forecastd"`.' },
   }),
   429: withHeaders('42901: rate limited; nothing was done.', { ...retryAfter, ...rateLimitHeaders }),
-  500: errorRef('50000: internal error.'),
+  500: errorAnswer('50000: internal error.'),
   503: withHeaders('50300: the store is not reachable, the server is shutting down, or it is at its limit of requests in flight.', retryAfter),
 };
 
 const okJson = (data: TSchema, description: string): object => ({
   description,
-  headers: rateLimitHeaders,
+  headers: { ...rateLimitHeaders, ...requestIdHeader },
   content: { 'application/json': { schema: envelope(data, description) } },
 });
 
@@ -229,6 +239,7 @@ export const responses = {
       headers: {
         ...forecastHeaders,
         ...rateLimitHeaders,
+        ...requestIdHeader,
         'Content-Disposition': {
           type: 'string',
           description: 'CSV downloads only: `attachment; filename="<farm_id>_<issue>.csv"`.',
@@ -242,27 +253,27 @@ export const responses = {
     304: {
       description: 'Not modified: the ETag still names the current representation.',
       type: 'null',
-      headers: { ...forecastHeaders, ...rateLimitHeaders },
+      headers: { ...forecastHeaders, ...rateLimitHeaders, ...requestIdHeader },
     },
-    400: errorRef('40001: a parameter is missing or malformed.'),
-    404: errorRef('40401: unknown farm_id (or one the key may not see), no such issue, no data, or no site within the match radius.'),
-    422: errorRef('42201: coordinates outside the service range.'),
+    400: errorAnswer('40001: a parameter is missing or malformed.'),
+    404: errorAnswer('40401: unknown farm_id (or one the key may not see), no such issue, no data, or no site within the match radius.'),
+    422: errorAnswer('42201: coordinates outside the service range.'),
     ...guarded,
   },
   farms: {
     200: okJson(Type.Object({ ...pageFields, items: Type.Array(FarmItem) }), 'Sites sorted by farm_id (those the key may see).'),
-    400: errorRef('40001: a parameter is malformed.'),
+    400: errorAnswer('40001: a parameter is malformed.'),
     ...guarded,
   },
   issues: {
     200: okJson(Type.Object({ ...pageFields, items: Type.Array(IssueItem) }), 'Runs, newest first.'),
-    400: errorRef('40001: a parameter is malformed.'),
-    404: errorRef('40401: unknown farm_id (or one the key may not see).'),
+    400: errorAnswer('40001: a parameter is malformed.'),
+    404: errorAnswer('40401: unknown farm_id (or one the key may not see).'),
     ...guarded,
   },
   elements: {
     200: okJson(Type.Object({ total: Type.Integer(), items: Type.Array(ElementItem) }), 'The element catalogue in canonical order.'),
-    400: errorRef('40001: the query has malformed percent-encoding (parameters are otherwise ignored).'),
+    400: errorAnswer('40001: the query has malformed percent-encoding (parameters are otherwise ignored).'),
     429: guarded[429],
   },
 } as const;

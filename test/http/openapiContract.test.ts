@@ -98,6 +98,15 @@ describe('the OpenAPI document under a maintained linter', () => {
     }
   });
 
+  test('declares X-Request-Id on every answer of every operation', () => {
+    const doc = JSON.parse(docText);
+    for (const [path, item] of Object.entries(doc.paths as Record<string, { get: any }>)) {
+      for (const [status, response] of Object.entries(item.get.responses as Record<string, any>)) {
+        assert.ok(response.headers?.['X-Request-Id'], `${path} ${status} declares X-Request-Id`);
+      }
+    }
+  });
+
   test('states the versioning policy in its description', () => {
     const description = String(JSON.parse(docText).info.description);
     assert.match(description, /\/api\/v2/);
@@ -145,6 +154,7 @@ async function violations(docJson: string, url: string, answer: Answer): Promise
     const validate = api.validator.getAjv(ValidationContext.Response).compile(media.schema);
     if (!validate(answer.body)) problems.push(`body: ${JSON.stringify(validate.errors).slice(0, 500)}`);
   }
+  if (!answer.headers.has('x-request-id')) problems.push('declared header X-Request-Id is missing');
   // Every header the document declares for this answer's kind is there: all of them for a CSV download.
   if (mediaType === 'text/csv') {
     for (const name of Object.keys(response.headers ?? {})) {
