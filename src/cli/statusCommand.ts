@@ -44,8 +44,15 @@ function asJson(s: StoreStatus): unknown {
     sites: s.sites,
     runs: s.runs,
     site_runs: s.siteRuns,
-    latest_run_age_seconds: s.latestRunAgeS ?? null,
-    latest_runs: s.latestRuns.map((r) => ({ issue: r.issue, issue_time_utc: r.issueTimeUtc, farms: r.sites })),
+    latest_run_age_seconds: s.latestDone?.ageS ?? null,
+    latest_complete_issue: s.latestDone?.issue ?? null,
+    latest_runs: s.latestRuns.map((r) => ({
+      issue: r.issue,
+      issue_time_utc: r.issueTimeUtc,
+      status: r.status,
+      farms: r.sites,
+      farms_expected: r.sitesExpected,
+    })),
     store: { kind: s.size.kind, bytes: s.size.bytes },
   };
 }
@@ -54,12 +61,12 @@ function asText(s: StoreStatus): string {
   const lines = [
     `sites            ${s.sites}`,
     `runs             ${s.runs} (${s.siteRuns} site runs)`,
-    `latest run age   ${s.latestRunAgeS === undefined ? 'no run stored' : formatAge(s.latestRunAgeS)}`,
+    `latest run age   ${s.latestDone === undefined ? 'no complete or partial run' : `${formatAge(s.latestDone.ageS)} (${s.latestDone.issue})`}`,
     `store            ${s.size.kind}, ${formatBytes(s.size.bytes)} (${s.size.bytes} bytes)`,
   ];
   if (s.latestRuns.length > 0) {
-    lines.push('', 'issue        issue time (UTC)       sites');
-    for (const r of s.latestRuns) lines.push(`${r.issue}   ${r.issueTimeUtc}   ${r.sites}/${s.sites}`);
+    lines.push('', 'issue        issue time (UTC)       status       sites');
+    for (const r of s.latestRuns) lines.push(`${r.issue}   ${r.issueTimeUtc}   ${r.status.padEnd(10)}   ${r.sites}/${r.sitesExpected}`);
   }
   return lines.join('\n') + '\n';
 }
@@ -70,7 +77,7 @@ export async function statusCommand(args: string[], input: SettingsInput): Promi
   const url = settings.value('db');
   const store = await openStore(url);
   try {
-    const status = await storeStatus(store, url, Date.now());
+    const status = await storeStatus(store, url, Date.now(), settings.value('run-deadline'));
     process.stdout.write(settings.value('json') ? JSON.stringify(asJson(status)) + '\n' : asText(status));
     return 0;
   } finally {

@@ -214,6 +214,6 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
   issuesRoute(app, ctx);
   forecastRoute(app, forecasts);
   elementsRoute(app);
-  metricsRoute(app, opts.scrapeProcesses ?? (() => metrics.registry.metrics()), storeGauges(ctx.store));
+  metricsRoute(app, opts.scrapeProcesses ?? (() => metrics.registry.metrics()), storeGauges(ctx.store, ctx.runDeadlineMs ?? defaultOf(SETTINGS['run-deadline'])!));
   return app;
 }

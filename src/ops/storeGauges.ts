@@ -5,19 +5,27 @@
  * does not add up (clusterMetrics.ts). Each is one cheap query.
  */
 import { Gauge, Registry } from 'prom-client';
+import type { RunState } from '../domain/runState.js';
 import { parseIssue } from '../domain/time.js';
+import { scopedRunStates } from '../query/runList.js';
+import { EVERY_SITE } from '../query/scope.js';
 import type { Store } from '../store/store.js';
 
 /**
- * The issue time (epoch ms) of the run that `forecastd_latest_run_age_seconds`
- * and `forecastd status` measure the age of; undefined when there is none.
- * For now the newest stored run. Section 13 means the newest run that is
- * complete or partial (section 11): once runs have states, this is the one
- * function to change.
+ * The run whose age `forecastd_latest_run_age_seconds` and `forecastd status`
+ * report (INTERFACE.md section 13): the newest run that is complete or partial
+ * over every registered site (section 11). A run still receiving does not
+ * count, so the age keeps growing while a late run trickles in, and the
+ * freshness alert fires on time.
  */
-export async function latestRunIssueMs(store: Store): Promise<number | undefined> {
-  const newest = (await store.listIssues(undefined, 0, 1)).items[0];
-  return newest === undefined ? undefined : (parseIssue(newest.issue) ?? undefined);
+export function newestDoneRun(states: readonly RunState[]): RunState | undefined {
+  return states.find((s) => s.status === 'complete' || s.status === 'partial');
+}
+
+/** The issue time (epoch ms) of newestDoneRun at `now`; undefined when no run is complete or partial. */
+export async function latestRunIssueMs(store: Store, deadlineMs: number, now: number): Promise<number | undefined> {
+  const done = newestDoneRun(await scopedRunStates(store, EVERY_SITE, deadlineMs, now));
+  return done === undefined ? undefined : (parseIssue(done.issue) ?? undefined);
 }
 
 /** Sets the gauge, or leaves it without a sample when the value is unknown (empty store, store unreachable). */
@@ -33,8 +41,11 @@ async function setFrom(gauge: Gauge, read: () => Promise<number | undefined>): P
   else gauge.set(value);
 }
 
-/** A registry of the store's gauges; `now` is the clock the run's age is measured with. */
-export function storeGauges(store: Store, now: () => number = Date.now): Registry {
+/**
+ * A registry of the store's gauges; `deadlineMs` is serve's --run-deadline and
+ * `now` the clock that runs' states and ages are judged with.
+ */
+export function storeGauges(store: Store, deadlineMs: number, now: () => number = Date.now): Registry {
   const registry = new Registry();
   const registers = [registry];
   new Gauge({
@@ -63,12 +74,13 @@ export function storeGauges(store: Store, now: () => number = Date.now): Registr
   });
   new Gauge({
     name: 'forecastd_latest_run_age_seconds',
-    help: 'Now minus the issue time of the newest run; no sample while the store holds none.',
+    help: 'Now minus the issue time of the newest complete or partial run; no sample while there is none.',
     registers,
     collect(this: Gauge) {
       return setFrom(this, async () => {
-        const issueMs = await latestRunIssueMs(store);
-        return issueMs === undefined ? undefined : (now() - issueMs) / 1000;
+        const at = now();
+        const issueMs = await latestRunIssueMs(store, deadlineMs, at);
+        return issueMs === undefined ? undefined : (at - issueMs) / 1000;
       });
     },
   });

@@ -1,12 +1,15 @@
 /**
  * What `forecastd status` reports of a store: sites, runs, the newest runs
- * with their site counts, the age of the run the freshness alert watches
- * (latestRunIssueMs, shared with the metric), and the store's size. Read
- * through the store's own list and count methods.
+ * with their states and site counts over every registered site (section 11),
+ * the age of the newest complete or partial run (newestDoneRun, shared with
+ * the freshness metric), and the store's size.
  */
+import type { RunStatus } from '../domain/runState.js';
 import { formatUtc, parseIssue } from '../domain/time.js';
+import { scopedRunStates } from '../query/runList.js';
+import { EVERY_SITE } from '../query/scope.js';
 import type { Store } from '../store/store.js';
-import { latestRunIssueMs } from './storeGauges.js';
+import { newestDoneRun } from './storeGauges.js';
 import { storeSize, type StoreSize } from './storeSize.js';
 
 /** How many of the newest runs are listed. */
@@ -15,8 +18,11 @@ export const LATEST_RUNS = 5;
 export interface RunLine {
   readonly issue: string;
   readonly issueTimeUtc: string;
+  readonly status: RunStatus;
   /** Sites holding data in the run. */
   readonly sites: number;
+  /** Registered sites. */
+  readonly sitesExpected: number;
 }
 
 export interface StoreStatus {
@@ -27,25 +33,32 @@ export interface StoreStatus {
   readonly siteRuns: number;
   /** Newest first. */
   readonly latestRuns: readonly RunLine[];
-  /** Seconds since the issue time of the run latestRunIssueMs names; undefined when the store holds none. */
-  readonly latestRunAgeS: number | undefined;
+  /** The newest complete or partial run; undefined when there is none. */
+  readonly latestDone: { readonly issue: string; readonly ageS: number } | undefined;
   readonly size: StoreSize;
 }
 
-export async function storeStatus(store: Store, url: string, nowMs: number): Promise<StoreStatus> {
-  const [sites, siteRuns, issues, latestMs, size] = await Promise.all([
+/** The store's status at nowMs, runs judged with serve's --run-deadline. */
+export async function storeStatus(store: Store, url: string, nowMs: number, deadlineMs: number): Promise<StoreStatus> {
+  const [sites, siteRuns, states, size] = await Promise.all([
     store.countFarms(),
     store.countRuns(),
-    store.listIssues(undefined, 0, LATEST_RUNS),
-    latestRunIssueMs(store),
+    scopedRunStates(store, EVERY_SITE, deadlineMs, nowMs),
     storeSize(url),
   ]);
+  const done = newestDoneRun(states);
   return {
     sites,
-    runs: issues.total,
+    runs: states.length,
     siteRuns,
-    latestRuns: issues.items.map((i) => ({ issue: i.issue, issueTimeUtc: formatUtc(parseIssue(i.issue)!), sites: i.farms })),
-    latestRunAgeS: latestMs === undefined ? undefined : Math.round((nowMs - latestMs) / 1000),
+    latestRuns: states.slice(0, LATEST_RUNS).map((r) => ({
+      issue: r.issue,
+      issueTimeUtc: formatUtc(parseIssue(r.issue)!),
+      status: r.status,
+      sites: r.farms,
+      sitesExpected: r.farmsExpected,
+    })),
+    latestDone: done === undefined ? undefined : { issue: done.issue, ageS: Math.round((nowMs - parseIssue(done.issue)!) / 1000) },
     size,
   };
 }

@@ -143,7 +143,7 @@ const TABLE = {
   'run-deadline': withDefault({
     kind: duration(60_000, 30 * 86_400_000),
     default: 3 * 3_600_000,
-    commands: ['serve'],
+    commands: ['serve', 'status'],
     arg: 'DURATION',
     help: "a run still missing sites this long after its first file is partial",
   }),

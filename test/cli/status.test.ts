@@ -1,7 +1,7 @@
 /**
  * forecastd status through the real command line against a seeded store:
- * sites, runs, the newest runs with their site counts, the newest run's age
- * and the store's size, as text and as JSON.
+ * sites, runs, the newest runs with their states and site counts, the age
+ * of the newest complete or partial run and the store's size, as text and as JSON.
  */
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
@@ -14,7 +14,8 @@ import { seed, TEST_STORE_KIND, testDbUrl } from '../helpers/fixtures.js';
 let db = '';
 let drop: () => Promise<void>;
 const ISSUES = ['2026112000', '2026112012', '2026112100', '2026112112', '2026112200', '2026112212'];
-const NEWEST_MS = Date.UTC(2026, 10, 22, 12);
+// The newest run (22 12Z) is still receiving (2 of 3 sites, its deadline hours away): the age is that of 22 00Z, complete.
+const NEWEST_DONE_MS = Date.UTC(2026, 10, 22, 0);
 
 before(async () => {
   ({ url: db, drop } = await testDbUrl());
@@ -30,25 +31,26 @@ before(async () => {
 after(() => drop?.());
 
 describe('forecastd status', () => {
-  test('--json: sites, runs, the newest five runs with their site counts, the newest run age and the store size', async () => {
+  test('--json: sites, runs, the newest five runs with their states and site counts, the newest complete run and its age, the store size', async () => {
     const t0 = Date.now();
     const r = await runCli(['status', '--db', db, '--json']);
     const t1 = Date.now();
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, '');
     const s = JSON.parse(r.stdout);
-    assert.deepEqual(Object.keys(s), ['sites', 'runs', 'site_runs', 'latest_run_age_seconds', 'latest_runs', 'store']);
+    assert.deepEqual(Object.keys(s), ['sites', 'runs', 'site_runs', 'latest_run_age_seconds', 'latest_complete_issue', 'latest_runs', 'store']);
     assert.equal(s.sites, 3);
     assert.equal(s.runs, 6);
     assert.equal(s.site_runs, 13);
     assert.deepEqual(s.latest_runs, [
-      { issue: '2026112212', issue_time_utc: '2026-11-22T12:00:00Z', farms: 2 },
-      { issue: '2026112200', issue_time_utc: '2026-11-22T00:00:00Z', farms: 3 },
-      { issue: '2026112112', issue_time_utc: '2026-11-21T12:00:00Z', farms: 1 },
-      { issue: '2026112100', issue_time_utc: '2026-11-21T00:00:00Z', farms: 3 },
-      { issue: '2026112012', issue_time_utc: '2026-11-20T12:00:00Z', farms: 1 },
+      { issue: '2026112212', issue_time_utc: '2026-11-22T12:00:00Z', status: 'receiving', farms: 2, farms_expected: 3 },
+      { issue: '2026112200', issue_time_utc: '2026-11-22T00:00:00Z', status: 'complete', farms: 3, farms_expected: 3 },
+      { issue: '2026112112', issue_time_utc: '2026-11-21T12:00:00Z', status: 'superseded', farms: 1, farms_expected: 3 },
+      { issue: '2026112100', issue_time_utc: '2026-11-21T00:00:00Z', status: 'superseded', farms: 3, farms_expected: 3 },
+      { issue: '2026112012', issue_time_utc: '2026-11-20T12:00:00Z', status: 'superseded', farms: 1, farms_expected: 3 },
     ]);
-    assert.ok(s.latest_run_age_seconds >= Math.floor((t0 - NEWEST_MS) / 1000) - 1 && s.latest_run_age_seconds <= Math.ceil((t1 - NEWEST_MS) / 1000) + 1);
+    assert.equal(s.latest_complete_issue, '2026112200');
+    assert.ok(s.latest_run_age_seconds >= Math.floor((t0 - NEWEST_DONE_MS) / 1000) - 1 && s.latest_run_age_seconds <= Math.ceil((t1 - NEWEST_DONE_MS) / 1000) + 1);
     assert.equal(s.store.kind, TEST_STORE_KIND);
     assert.ok(Number.isInteger(s.store.bytes) && s.store.bytes > 0);
     if (TEST_STORE_KIND === 'sqlite') {
@@ -65,16 +67,16 @@ describe('forecastd status', () => {
     const lines = r.stdout.trimEnd().split('\n');
     assert.equal(lines[0], 'sites            3');
     assert.equal(lines[1], 'runs             6 (13 site runs)');
-    assert.match(lines[2]!, /^latest run age   \d+d \d+h$/);
+    assert.match(lines[2]!, /^latest run age   \d+d \d+h \(2026112200\)$/);
     assert.match(lines[3]!, new RegExp(`^store            ${TEST_STORE_KIND}, [\\d.]+ (B|KiB|MiB|GiB) \\(\\d+ bytes\\)$`));
     assert.equal(lines[4], '');
-    assert.equal(lines[5], 'issue        issue time (UTC)       sites');
+    assert.equal(lines[5], 'issue        issue time (UTC)       status       sites');
     assert.deepEqual(lines.slice(6), [
-      '2026112212   2026-11-22T12:00:00Z   2/3',
-      '2026112200   2026-11-22T00:00:00Z   3/3',
-      '2026112112   2026-11-21T12:00:00Z   1/3',
-      '2026112100   2026-11-21T00:00:00Z   3/3',
-      '2026112012   2026-11-20T12:00:00Z   1/3',
+      '2026112212   2026-11-22T12:00:00Z   receiving    2/3',
+      '2026112200   2026-11-22T00:00:00Z   complete     3/3',
+      '2026112112   2026-11-21T12:00:00Z   superseded   1/3',
+      '2026112100   2026-11-21T00:00:00Z   superseded   3/3',
+      '2026112012   2026-11-20T12:00:00Z   superseded   1/3',
     ]);
   });
 
@@ -89,7 +91,7 @@ describe('forecastd status', () => {
       assert.deepEqual(s.latest_runs, []);
       assert.equal(s.latest_run_age_seconds, null);
       const text = await runCli(['status', '--db', empty.url]);
-      assert.match(text.stdout, /^latest run age   no run stored$/m);
+      assert.match(text.stdout, /^latest run age   no complete or partial run$/m);
     } finally {
       await empty.drop();
     }

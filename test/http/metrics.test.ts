@@ -122,7 +122,13 @@ const GENERATED_ID = /^[0-9a-z]{8}-[0-9a-z]+$/;
 describe('with keys required', () => {
   let at = '';
   before(async () => {
-    at = await serve({ access: { auth: 'required', defaultRate: 1000, defaultBurst: 1000, authFailBurst: 1000 }, limits: { maxInFlight: 4 } });
+    // A deadline of 1 ms: both runs (published just now, neither holding every site) are partial at once,
+    // so the freshness gauge measures the newest of them (20 12Z); with the default deadline neither counts (below).
+    at = await serve({
+      access: { auth: 'required', defaultRate: 1000, defaultBurst: 1000, authFailBurst: 1000 },
+      limits: { maxInFlight: 4 },
+      runDeadlineMs: 1,
+    });
   });
 
   test('counters move by exactly the answers sent, under their route template and status', async () => {
@@ -204,6 +210,11 @@ describe('with keys required', () => {
     const age = valueOf(families, 'forecastd_latest_run_age_seconds');
     const expected = (Date.now() - Date.UTC(2026, 10, 20, 12)) / 1000;
     assert.ok(Math.abs(age - expected) < 60, `age ${age}, expected about ${expected}`);
+    // Runs still receiving do not count: under the default deadline there is no complete or partial run, so no sample.
+    const receiving = await serve({ access: { auth: 'required', defaultRate: 1000, defaultBurst: 1000, authFailBurst: 1000 } });
+    const fresh = (await scrape(receiving)).families.get('forecastd_latest_run_age_seconds');
+    assert.ok(fresh, 'the family is declared');
+    assert.deepEqual(fresh.samples, []);
     const forbidden = ['WF_A', 'PV_B', 'NOPE', '2026112000', '2026112012', 'ops-admin', 'desk-key', 'tight-key', keys.ops, keys.desk, keys.tight];
     for (const v of labelValues(families)) {
       for (const f of forbidden) assert.ok(!v.includes(f), `label value ${v} holds ${f}`);
