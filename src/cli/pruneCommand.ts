@@ -1,4 +1,7 @@
-/** forecastd prune [--retention-days N] [--dry-run]: removes runs past the retention period, now. */
+/**
+ * forecastd prune [--retention-days N] [--events-keep DURATION] [--dry-run]: removes runs past the retention
+ * period, and the event log's entries older than events-keep, now.
+ */
 import { pruneOld } from '../ops/retention.js';
 import { openStore } from '../store/openStore.js';
 import { resolveSettings, type SettingsInput } from '../settings/resolve.js';
@@ -7,9 +10,10 @@ export async function pruneCommand(args: string[], input: SettingsInput): Promis
   const settings = resolveSettings('prune', args, input);
   const days = settings.value('retention-days');
   const dryRun = settings.value('dry-run');
+  const eventsKeepMs = settings.value('events-keep');
   const store = await openStore(settings.value('db'));
   try {
-    const removed = await pruneOld(store, days, Date.now(), dryRun);
+    const removed = await pruneOld(store, days, Date.now(), dryRun, eventsKeepMs);
     for (const r of removed) process.stdout.write(`${r.farmId} ${r.issue}\n`);
     const what = `${removed.length} run${removed.length === 1 ? '' : 's'} of sites`;
     process.stderr.write(

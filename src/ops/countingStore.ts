@@ -3,13 +3,15 @@
  * `forecastd_store_errors_total`: one wrapper around the whole interface, so
  * that every caller (routes, the read model, the key table, readiness, what
  * is added later) is counted without knowing of it. A refusal the interface
- * promises (an unknown site, a key name in use) is an answer, not an error.
+ * promises (an unknown site, a key or webhook name in use) is an answer, not
+ * an error.
  * The wrapper adds a promise per store call; the forecast path calls the store
  * only when its in-memory model is stale.
  */
-import { KeyNameTakenError, UnknownFarmError, type Store } from '../store/store.js';
+import { KeyNameTakenError, UnknownFarmError, WebhookNameTakenError, type Store } from '../store/store.js';
 
-const isRefusal = (err: unknown): boolean => err instanceof UnknownFarmError || err instanceof KeyNameTakenError;
+const isRefusal = (err: unknown): boolean =>
+  err instanceof UnknownFarmError || err instanceof KeyNameTakenError || err instanceof WebhookNameTakenError;
 
 export function countingStore(store: Store, countError: () => void): Store {
   const fail = (err: unknown): never => {

@@ -2,6 +2,8 @@
  * Retention (INTERFACE.md section 12): runs whose issue time is older than
  * the retention period are removed, but never a site's newest run, so a site
  * whose provider stopped delivering still answers with its last forecast.
+ * The event log (section 14) keeps its entries for `events-keep` (never
+ * removing the newest, so the last id given survives).
  * `serve` prunes at start and hourly; `forecastd prune` on demand.
  */
 import { formatIssue, HOUR_MS } from '../domain/time.js';
@@ -15,10 +17,31 @@ export function retentionCutoff(nowMs: number, days: number): string {
   return formatIssue(Math.floor((nowMs - days * DAY_MS) / HOUR_MS) * HOUR_MS);
 }
 
-/** Removes (or with dryRun lists) the runs past the period; `days` 0 keeps everything. */
-export async function pruneOld(store: Store, days: number, nowMs: number, dryRun: boolean): Promise<readonly RunKey[]> {
-  if (days === 0) return [];
-  return store.pruneRuns(retentionCutoff(nowMs, days), dryRun);
+/** Removes the event log's entries older than `keepMs` before now, but the newest; how many. */
+export function pruneEventLog(store: Store, keepMs: number, nowMs: number): Promise<number> {
+  return store.pruneEvents(nowMs - keepMs);
+}
+
+/**
+ * Removes (or with dryRun lists) the runs past the period; `days` 0 keeps every run. With `eventsKeepMs`,
+ * also removes the event log's entries older than that (not in a dry run, which changes nothing).
+ */
+export async function pruneOld(
+  store: Store,
+  days: number,
+  nowMs: number,
+  dryRun: boolean,
+  eventsKeepMs?: number,
+): Promise<readonly RunKey[]> {
+  const runs = days === 0 ? [] : await store.pruneRuns(retentionCutoff(nowMs, days), dryRun);
+  if (eventsKeepMs !== undefined && !dryRun) await pruneEventLog(store, eventsKeepMs, nowMs);
+  return runs;
+}
+
+/** What serve keeps: runs for `days` (0: every run), and the event log's entries for `eventsKeepMs`. */
+export interface RetentionPolicy {
+  readonly days: number;
+  readonly eventsKeepMs?: number;
 }
 
 export interface RetentionLog {
@@ -27,11 +50,12 @@ export interface RetentionLog {
 }
 
 /** Prunes now and then every `everyMs` (an hour) until the returned stop is called. */
-export function scheduleRetention(store: Store, days: number, log: RetentionLog, everyMs = HOUR_MS): () => Promise<void> {
-  if (days === 0) return async () => undefined;
+export function scheduleRetention(store: Store, policy: RetentionPolicy, log: RetentionLog, everyMs = HOUR_MS): () => Promise<void> {
+  const { days, eventsKeepMs } = policy;
+  if (days === 0 && eventsKeepMs === undefined) return async () => undefined;
   let running: Promise<void> = Promise.resolve();
   const run = (): void => {
-    running = pruneOld(store, days, Date.now(), false).then(
+    running = pruneOld(store, days, Date.now(), false, eventsKeepMs).then(
       (removed) => {
         if (removed.length > 0) log.info({ removed: removed.length, retentionDays: days }, 'retention: removed old runs');
       },

@@ -1,14 +1,15 @@
 /**
  * Retention: exactly the runs past the period are removed, never a site's
  * newest; a dry run removes nothing; caches drop what was removed; the SQLite
- * file shrinks; `forecastd prune` and `serve` do it through the command line.
+ * file shrinks; the event log keeps entries for events-keep only (never its
+ * newest); `forecastd prune` and `serve` do it through the command line.
  */
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { retentionCutoff, pruneOld } from '../../src/ops/retention.js';
+import { retentionCutoff, pruneOld, scheduleRetention } from '../../src/ops/retention.js';
 import { ReadModel } from '../../src/query/readModel.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
@@ -16,6 +17,14 @@ import { runCli, serve } from '../helpers/cli.js';
 import { farmsCsv, runCsv, seed, TEST_STORE_KIND, testDbUrl, testStore } from '../helpers/fixtures.js';
 
 const NOW = Date.UTC(2026, 10, 25, 0, 30); // 2026-11-25T00:30Z
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** The ids of these entries that the log still holds. */
+async function kept(store: Store, ids: readonly (number | undefined)[]): Promise<number[]> {
+  const all = new Set((await store.eventsAfter(0, 100_000)).map((e) => e.id));
+  return ids.filter((id): id is number => id !== undefined && all.has(id));
+}
 const RUNS = [
   { farmId: 'WF_A', issue: '2026090100' },
   { farmId: 'WF_A', issue: '2026100100' },
@@ -67,6 +76,37 @@ describe('retention', () => {
     assert.equal(await model.getRun('WF_A', '2026100100'), undefined, 'the read model dropped it');
     assert.equal(await model.latestIssue('WF_A'), '2026112000');
     assert.deepEqual(await pruneOld(store, 31, NOW, false), []);
+  });
+
+  test('with events-keep, the event log loses what is older (never its newest); a dry run and 0 days keep runs', async () => {
+    const old = await store.appendTick(NOW - 2 * DAY);
+    const recent = await store.appendTick(NOW - 2 * HOUR);
+    const newestButOld = await store.appendTick(NOW - 3 * DAY);
+    const runs = await store.countRuns();
+    assert.deepEqual(await pruneOld(store, 0, NOW, true, DAY), []);
+    assert.deepEqual(await kept(store, [old, recent, newestButOld]), [old, recent, newestButOld], 'a dry run removes nothing');
+    assert.deepEqual(await pruneOld(store, 0, NOW, false, DAY), []);
+    assert.deepEqual(await kept(store, [old, recent, newestButOld]), [recent, newestButOld]);
+    assert.equal((await store.eventBounds()).last, newestButOld);
+    assert.equal(await store.countRuns(), runs);
+    // Without events-keep the log is left alone.
+    await store.appendTick(NOW - 5 * DAY);
+    const last = await store.appendTick(NOW);
+    const before = (await store.eventsAfter(0, 100_000)).length;
+    await pruneOld(store, 31, NOW, false);
+    assert.equal((await store.eventsAfter(0, 100_000)).length, before);
+    assert.equal((await store.eventBounds()).last, last);
+  });
+
+  test('scheduled retention prunes the log at start, also when every run is kept', async () => {
+    const now = Date.now();
+    const old = await store.appendTick(now - 3 * DAY);
+    const recent = await store.appendTick(now - HOUR);
+    const logged: string[] = [];
+    const stop = scheduleRetention(store, { days: 0, eventsKeepMs: DAY }, { info: (_f, m) => logged.push(m), warn: (_f, m) => logged.push(m) });
+    await stop();
+    assert.deepEqual(await kept(store, [old, recent]), [recent]);
+    assert.deepEqual(logged, []);
   });
 });
 
@@ -126,14 +166,59 @@ describe('forecastd prune and serve', () => {
     assert.match(bad.stderr, /retention-days/);
   });
 
+  test('prune removes event log entries older than --events-keep', async () => {
+    let store = await openStore(db);
+    let old: number | undefined;
+    let recent: number | undefined;
+    try {
+      old = await store.appendTick(Date.now() - 3 * DAY);
+      recent = await store.appendTick(Date.now() - HOUR);
+    } finally {
+      await store.close();
+    }
+    const dry = await runCli(['prune', '--dry-run', '--retention-days', '0', '--events-keep', '2d', '--db', db]);
+    assert.equal(dry.code, 0, dry.stderr);
+    store = await openStore(db);
+    try {
+      assert.deepEqual(await kept(store, [old, recent]), [old, recent], 'a dry run changes nothing');
+    } finally {
+      await store.close();
+    }
+    const run = await runCli(['prune', '--retention-days', '0', '--events-keep', '2d', '--db', db]);
+    assert.equal(run.code, 0, run.stderr);
+    store = await openStore(db);
+    try {
+      assert.deepEqual(await kept(store, [old, recent]), [recent]);
+      const entries = await store.eventsAfter(0, 1000);
+      assert.equal(entries.filter((e) => e.kind === 'run').length, 4, 'the ingested runs are recent: their entries stay');
+      assert.equal(await store.countRuns(), 4);
+    } finally {
+      await store.close();
+    }
+    const bad = await runCli(['prune', '--events-keep', '10m', '--db', db]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /events-keep/);
+  });
+
   test('serve prunes at start', async () => {
-    const server = await serve(['--db', db, '--workers', '1', '--retention-days', '30']);
+    const before = await openStore(db);
+    let oldTick: number | undefined;
+    try {
+      oldTick = await before.appendTick(Date.now() - 2 * DAY);
+      await before.appendTick(Date.now() - 2 * HOUR);
+    } finally {
+      await before.close();
+    }
+    const server = await serve(['--db', db, '--workers', '1', '--retention-days', '30', '--events-keep', '1d']);
     try {
       const store = await openStore(db);
       try {
         const deadline = Date.now() + 5000;
-        while ((await store.countRuns()) > 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        while (((await store.countRuns()) > 2 || (await kept(store, [oldTick])).length > 0) && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 50));
+        }
         assert.equal(await store.countRuns(), 2, 'WF_A 2026112000 and PV_B 2020010100 (its newest) stay');
+        assert.deepEqual(await kept(store, [oldTick]), [], 'the old log entry is gone');
       } finally {
         await store.close();
       }

@@ -13,6 +13,7 @@ import {
   ClaimRecordedError,
   KeyNameTakenError,
   UnknownFarmError,
+  WebhookNameTakenError,
   type EncodedRun,
   type Farm,
   type FileRecord,
@@ -667,6 +668,347 @@ export function storeConformance(adapter: string, open: () => Promise<StoreHarne
         const rec = await other.ingestedFile('c-race');
         const changes = await store.changesSince(before);
         assert.equal(changes.runs.filter((r) => r.farmId === 'B2' && r.issue === '2026120200').length, rec!.result === 'taken' ? 1 : 0);
+      } finally {
+        await other.close();
+      }
+    });
+
+    // Events and webhooks (INTERFACE.md section 14).
+
+    test('putRun appends a run entry to the event log with its revision and time; ids increase', async () => {
+      const start = (await store.eventBounds()).last;
+      const p1 = await store.putRun({ farmId: 'A1', issue: '2026120300', series: series([0], 31) });
+      const p2 = await store.putRun({ farmId: 'B2', issue: '2026120300', series: series([0], 32) });
+      const p3 = await store.putRun({ farmId: 'A1', issue: '2026120300', series: series([0, 1], 33) });
+      const got = await store.eventsAfter(start, 100);
+      assert.deepEqual(
+        got.map((e) => ({ ...e, id: 0 })),
+        [
+          { id: 0, kind: 'run', farmId: 'A1', issue: '2026120300', revision: p1.revision, at: p1.publishedAt },
+          { id: 0, kind: 'run', farmId: 'B2', issue: '2026120300', revision: p2.revision, at: p2.publishedAt },
+          { id: 0, kind: 'run', farmId: 'A1', issue: '2026120300', revision: p3.revision, at: p3.publishedAt },
+        ],
+      );
+      const ids = got.map((e) => e.id);
+      assert.ok(ids[0]! > start && ids[0]! < ids[1]! && ids[1]! < ids[2]!, ids.join(' '));
+      const bounds = await store.eventBounds();
+      assert.equal(bounds.last, ids[2]);
+      assert.ok(bounds.first !== null && bounds.first <= ids[0]!);
+      // Every publication of the suite so far is in the log, in id order, and a handle opened later reads the same.
+      const all = await store.eventsAfter(0, 10_000);
+      assert.ok(all.length > 3);
+      assert.deepEqual(all.map((e) => e.id), [...all.map((e) => e.id)].sort((a, b) => a - b));
+      const other = await h.openAnother();
+      try {
+        assert.deepEqual(await other.eventsAfter(start, 100), got);
+        assert.deepEqual(await other.eventBounds(), bounds);
+      } finally {
+        await other.close();
+      }
+    });
+
+    test('a refused putRun and importRun write no event', async () => {
+      const before = await store.eventBounds();
+      await assert.rejects(store.putRun({ farmId: 'ZZ', issue: '2026120300', series: series([0], 34) }), UnknownFarmError);
+      await assert.rejects(
+        store.putRun({ farmId: 'A1', issue: '2026120312', series: series([0], 35) }, { file: fileRecord('c-taken-1') }),
+        ClaimRecordedError,
+      );
+      const [run] = await store.exportRuns(undefined, 1);
+      await store.importRun({ farmId: run!.farmId, issue: '2026010100', blob: run!.blob, publishedAt: T });
+      assert.ok(await store.getRun(run!.farmId, '2026010100'));
+      assert.deepEqual(await store.eventBounds(), before);
+      assert.deepEqual(await store.eventsAfter(before.last, 100), []);
+    });
+
+    test('eventsAfter pages through the log in id order', async () => {
+      const all = await store.eventsAfter(0, 10_000);
+      const paged = [];
+      for (let after = 0; ; ) {
+        const page = await store.eventsAfter(after, 2);
+        assert.ok(page.length <= 2);
+        if (page.length === 0) break;
+        paged.push(...page);
+        after = page[page.length - 1]!.id;
+      }
+      assert.deepEqual(paged, all);
+      assert.deepEqual(await store.eventsAfter(all[all.length - 1]!.id, 10), []);
+      await assert.rejects(store.eventsAfter(0, 0), RangeError);
+    });
+
+    test('appendTick: one tick per moment across handles; a commit that takes no revision', async () => {
+      const other = await h.openAnother();
+      const rev = (await store.snapshot()).revision;
+      const token = await quietToken(store);
+      const otherToken = await quietToken(other);
+      let fired = 0;
+      const off = store.onCommit(() => fired++);
+      try {
+        const last = (await store.eventBounds()).last;
+        const id = await store.appendTick(T + 60_000);
+        assert.ok(id !== undefined && id > last);
+        assert.equal(await store.appendTick(T + 60_000), undefined);
+        assert.equal(await other.appendTick(T + 60_000), undefined);
+        const next = await other.appendTick(T + 120_000);
+        assert.ok(next !== undefined && next > id);
+        assert.deepEqual(await store.eventsAfter(last, 10), [
+          { id, kind: 'tick', at: T + 60_000 },
+          { id: next, kind: 'tick', at: T + 120_000 },
+        ]);
+        assert.equal((await store.eventBounds()).last, next);
+        assert.equal((await store.snapshot()).revision, rev, 'no revision taken');
+        assert.deepEqual((await store.changesSince(rev)).runs, []);
+        assert.ok(fired >= 1, 'listeners heard of the own tick');
+        assert.notEqual(await store.changeToken(), token);
+        assert.notEqual(await tokenMovesFrom(other, otherToken), otherToken, "the other handle's token moved");
+        // A run's entry and a tick at the same moment are two entries.
+        const pub = await store.putRun({ farmId: 'C3', issue: '2026120300', series: series([0], 36) });
+        const tickThen = await store.appendTick(pub.publishedAt);
+        assert.ok(tickThen !== undefined);
+      } finally {
+        off();
+        await other.close();
+      }
+    });
+
+    test('pruneEvents removes entries before the cutoff but never the newest; the last id survives and ids are not reused', async () => {
+      const start = (await store.eventBounds()).last;
+      await store.appendTick(1_000);
+      const kept = await store.appendTick(2_000);
+      assert.equal(await store.pruneEvents(1_500), 1);
+      assert.deepEqual((await store.eventsAfter(start, 10)).map((e) => e.id), [kept]);
+      // Everything but the newest: here an old tick, kept though it is older than the cutoff.
+      const newest = await store.appendTick(500);
+      const total = (await store.eventsAfter(0, 100_000)).length;
+      assert.equal(await store.pruneEvents(Number.MAX_SAFE_INTEGER), total - 1);
+      assert.deepEqual(await store.eventsAfter(0, 100), [{ id: newest!, kind: 'tick', at: 500 }]);
+      assert.deepEqual(await store.eventBounds(), { first: newest, last: newest });
+      assert.equal(await store.pruneEvents(Number.MAX_SAFE_INTEGER), 0);
+      // The next entry takes a new id, also from another handle.
+      const other = await h.openAnother();
+      try {
+        assert.equal((await other.eventBounds()).last, newest);
+        const pub = await other.putRun({ farmId: 'D4', issue: '2026120300', series: series([0], 37) });
+        const [e] = await store.eventsAfter(newest!, 10);
+        assert.ok(e && e.id > newest! && e.kind === 'run' && e.revision === pub.revision);
+      } finally {
+        await other.close();
+      }
+    });
+
+    test('webhooks: add (since the log\'s last id), list by name, a name taken is refused, remove takes the deliveries along', async () => {
+      const since = (await store.eventBounds()).last;
+      const spec = { name: 'hook-b', url: 'https://example.com/b', secret: `whsec_${'b'.repeat(43)}=`, farms: ['A1', 'B2'] };
+      const b = await store.addWebhook(spec, T);
+      assert.deepEqual({ ...b, id: 0 }, { ...spec, id: 0, createdAt: T, sinceEventId: since, disabledAt: null, disabledReason: null });
+      const a = await store.addWebhook({ name: 'hook-a', url: 'http://127.0.0.1:9/a', secret: 'whsec_a', farms: null }, T + 1);
+      assert.notEqual(a.id, b.id);
+      // A name that reads like a connection failure is still a name taken.
+      await store.addWebhook({ name: 'timeout_terminated', url: 'https://example.com/t', secret: 's', farms: null }, T);
+      await assert.rejects(
+        store.addWebhook({ name: 'timeout_terminated', url: 'https://example.com/u', secret: 's', farms: null }, T),
+        (e: Error) => e instanceof WebhookNameTakenError && /timeout_terminated/.test(e.message),
+      );
+      await assert.rejects(store.addWebhook({ ...spec, url: 'https://other' }, T), WebhookNameTakenError);
+      await assert.rejects(store.addWebhook({ ...spec, name: '' }, T), TypeError);
+      const list = await store.listWebhooks();
+      assert.deepEqual(list.map((w) => w.name), ['hook-a', 'hook-b', 'timeout_terminated']);
+      assert.deepEqual(list[1], { ...b, lastAttemptAt: null, lastResult: null, pending: 0 });
+
+      const d = { webhookId: b.id, msgId: 'msg-b-1', type: 'issue.complete' as const, issue: '2026120300', body: '{"x":1}', createdAt: T };
+      assert.equal(await store.enqueueDelivery(d), true);
+      assert.equal(await store.enqueueDelivery({ ...d, body: 'other' }), false, 'the same notice again is a no-op');
+      assert.equal(await store.enqueueDelivery({ ...d, webhookId: a.id }), true, 'the same id for another endpoint is another delivery');
+      assert.equal((await store.listWebhooks()).find((w) => w.name === 'hook-b')!.pending, 1);
+
+      assert.equal(await store.removeWebhook('hook-b'), true);
+      assert.equal(await store.removeWebhook('hook-b'), false);
+      assert.equal(await store.removeWebhook('timeout_terminated'), true);
+      assert.deepEqual((await store.listWebhooks()).map((w) => w.name), ['hook-a']);
+      const again = await store.addWebhook(spec, T + 2);
+      assert.notEqual(again.id, b.id, 'an id is not reused');
+      assert.equal((await store.listWebhooks()).find((w) => w.name === 'hook-b')!.pending, 0, 'the old deliveries went with the endpoint');
+      assert.equal(await store.enqueueDelivery(d), false, 'nothing is enqueued for a removed endpoint');
+      const claimed = await store.claimDeliveries(T + 10, 'p', 1000, 100);
+      assert.deepEqual(claimed.map((c) => c.webhookId), [a.id]);
+      assert.equal(await store.removeWebhook('hook-a'), true);
+      assert.equal(await store.removeWebhook('hook-b'), true);
+      assert.deepEqual(await store.listWebhooks(), []);
+    });
+
+    test('two handles adding one name at once: exactly one endpoint is added', async () => {
+      const other = await h.openAnother();
+      try {
+        const spec = { name: 'hook-race', url: 'https://example.com/r', secret: 's', farms: null };
+        const results = await Promise.allSettled([store.addWebhook(spec, T), other.addWebhook(spec, T), other.addWebhook(spec, T)]);
+        assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+        for (const r of results) if (r.status === 'rejected') assert.ok(r.reason instanceof WebhookNameTakenError, String(r.reason));
+        assert.equal((await store.listWebhooks()).filter((w) => w.name === 'hook-race').length, 1);
+      } finally {
+        await store.removeWebhook('hook-race');
+        await other.close();
+      }
+    });
+
+    test('claimDeliveries leases the due deliveries, oldest first, with the address and secret; a running lease keeps others off', async () => {
+      const w = await store.addWebhook({ name: 'hook-lease', url: 'https://example.com/lease', secret: 'whsec_lease', farms: null }, T);
+      try {
+        const notice = (i: number, createdAt: number) => ({
+          webhookId: w.id,
+          msgId: `msg-lease-${i}`,
+          type: (i % 2 === 0 ? 'issue.complete' : 'issue.partial') as 'issue.complete' | 'issue.partial',
+          issue: '2026120300',
+          body: `{"i":${i}}`,
+          createdAt,
+        });
+        // Enqueued out of age order; one not due yet.
+        for (const [i, at] of [[1, T + 2], [0, T + 1], [2, T + 3], [3, T + 5_000]] as const) assert.ok(await store.enqueueDelivery(notice(i, at)));
+        const first = await store.claimDeliveries(T + 10, 'p1', 1000, 2);
+        assert.deepEqual(
+          first.map((d) => ({ ...d, id: 0 })),
+          [0, 1].map((i) => ({ ...notice(i, T + 1 + i), id: 0, attempts: 0, nextAttemptAt: T + 1 + i, url: w.url, secret: 'whsec_lease' })),
+        );
+        const rest = await store.claimDeliveries(T + 10, 'p1', 1490, 10);
+        assert.deepEqual(rest.map((d) => d.msgId), ['msg-lease-2']);
+        assert.deepEqual(await store.claimDeliveries(T + 10, 'p2', 1000, 10), [], 'leased');
+        assert.deepEqual(await store.claimDeliveries(T + 1010, 'p2', 1000, 10), [], 'the lease runs until its end');
+        const expired = await store.claimDeliveries(T + 1011, 'p2', 10_000, 10);
+        assert.deepEqual(expired.map((d) => d.msgId), ['msg-lease-0', 'msg-lease-1']);
+        assert.deepEqual(expired.map((d) => d.attempts), [0, 0], 'a lease is no attempt');
+        assert.deepEqual((await store.claimDeliveries(T + 5_000, 'p3', 1000, 10)).map((d) => d.msgId), ['msg-lease-2', 'msg-lease-3']);
+        assert.equal((await store.listWebhooks()).find((x) => x.name === 'hook-lease')!.pending, 4);
+        await assert.rejects(store.claimDeliveries(T, '', 1000, 10), TypeError);
+      } finally {
+        await store.removeWebhook('hook-lease');
+      }
+    });
+
+    test('claimers on two handles at once never get the same delivery', async () => {
+      const other = await h.openAnother();
+      const w = await store.addWebhook({ name: 'hook-race-claim', url: 'https://example.com/c', secret: 's', farms: null }, T);
+      try {
+        const n = 40;
+        for (let i = 0; i < n; i++) {
+          await store.enqueueDelivery({ webhookId: w.id, msgId: `m-${i}`, type: 'issue.complete', issue: '2026120300', body: '{}', createdAt: T + i });
+        }
+        const claims = await Promise.all(
+          Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? store : other).claimDeliveries(T + n, `owner-${i}`, 60_000, 5)),
+        );
+        const ids = claims.flat().map((d) => d.id);
+        assert.equal(new Set(ids).size, ids.length, `a delivery was leased twice: ${ids.join(' ')}`);
+        assert.ok(ids.length > 0);
+        // What no claimer got is still there to claim, once.
+        const rest = await store.claimDeliveries(T + n, 'late', 60_000, 100);
+        const every = [...ids, ...rest.map((d) => d.id)];
+        assert.equal(new Set(every).size, n);
+        assert.equal(every.length, n);
+      } finally {
+        await store.removeWebhook('hook-race-claim');
+        await other.close();
+      }
+    });
+
+    test('finishDelivery: delivered and given up are final, a retry is due again later, gone disables the endpoint', async () => {
+      const w = await store.addWebhook({ name: 'hook-fin', url: 'https://example.com/f', secret: 's', farms: null }, T);
+      try {
+        for (let i = 0; i < 4; i++) {
+          await store.enqueueDelivery({ webhookId: w.id, msgId: `f-${i}`, type: 'issue.partial', issue: '2026120300', body: '{}', createdAt: i === 3 ? T + 1000 : T + i });
+        }
+        const [d0, d1, d2] = await store.claimDeliveries(T + 10, 'p', 60_000, 10);
+        await store.finishDelivery(d0!.id, { result: 'delivered', detail: '200', at: T + 20 });
+        await store.finishDelivery(d1!.id, { result: 'retry', detail: '503', at: T + 21, nextAttemptAt: T + 5_000 });
+        await store.finishDelivery(d2!.id, { result: 'gave-up', detail: 'timeout', at: T + 22 });
+        await assert.rejects(store.finishDelivery(d0!.id, { result: 'retry', detail: '503', at: T + 23 }), TypeError);
+        let s = (await store.listWebhooks()).find((x) => x.name === 'hook-fin')!;
+        assert.deepEqual([s.lastAttemptAt, s.lastResult, s.pending], [T + 22, 'timeout', 2]);
+        // The retry is not due before its time (its lease was freed); the fourth is due at its creation.
+        const d3 = await store.claimDeliveries(T + 4_999, 'p', 60_000, 10);
+        assert.deepEqual(d3.map((d) => d.msgId), ['f-3']);
+        await store.finishDelivery(d3[0]!.id, { result: 'retry', detail: 'refused: connect ECONNREFUSED', at: T + 4_999, nextAttemptAt: T + 6_000 });
+        const again = await store.claimDeliveries(T + 5_000, 'q', 60_000, 10);
+        assert.deepEqual(again.map((d) => [d.msgId, d.attempts, d.nextAttemptAt]), [['f-1', 1, T + 5_000]]);
+        await store.finishDelivery(again[0]!.id, { result: 'gone', detail: '410', at: T + 5_001 });
+        s = (await store.listWebhooks()).find((x) => x.name === 'hook-fin')!;
+        assert.deepEqual([s.disabledAt, s.disabledReason, s.lastAttemptAt, s.lastResult, s.pending], [T + 5_001, '410 Gone', T + 5_001, '410', 1]);
+        // The endpoint is disabled: its remaining delivery is no longer claimable, not even when retried.
+        assert.deepEqual(await store.claimDeliveries(T + 100_000, 'p', 60_000, 10), []);
+        assert.equal(await store.retryWebhook('hook-fin', T + 100_000), 1);
+        assert.deepEqual(await store.claimDeliveries(T + 100_000, 'p', 60_000, 10), []);
+        // An outcome for a delivery that is no more changes nothing.
+        await store.finishDelivery(987_654_321, { result: 'delivered', detail: '200', at: T });
+      } finally {
+        await store.removeWebhook('hook-fin');
+      }
+    });
+
+    test('retryWebhook makes the pending deliveries due at once and frees their leases', async () => {
+      const w = await store.addWebhook({ name: 'hook-retry', url: 'https://example.com/r', secret: 's', farms: null }, T);
+      const other = await store.addWebhook({ name: 'hook-other', url: 'https://example.com/o', secret: 's', farms: null }, T);
+      try {
+        for (const [hook, id] of [[w, 'r-0'], [w, 'r-1'], [w, 'r-2'], [other, 'o-0']] as const) {
+          await store.enqueueDelivery({ webhookId: hook.id, msgId: id, type: 'issue.complete', issue: '2026120300', body: '{}', createdAt: T });
+        }
+        const claimed = await store.claimDeliveries(T + 1, 'p', 60_000, 10);
+        assert.equal(claimed.length, 4);
+        const byMsg = new Map(claimed.map((d) => [d.msgId, d.id]));
+        await store.finishDelivery(byMsg.get('r-0')!, { result: 'retry', detail: '500', at: T + 2, nextAttemptAt: T + 3_600_000 });
+        await store.finishDelivery(byMsg.get('r-2')!, { result: 'delivered', detail: '204', at: T + 2 });
+        // r-0 waits for its retry, r-1 and o-0 are leased.
+        assert.deepEqual(await store.claimDeliveries(T + 3, 'q', 60_000, 10), []);
+        assert.equal(await store.retryWebhook('hook-retry', T + 3), 2);
+        assert.deepEqual((await store.claimDeliveries(T + 3, 'q', 60_000, 10)).map((d) => d.msgId).sort(), ['r-0', 'r-1']);
+        assert.equal(await store.retryWebhook('nope', T + 3), undefined);
+        assert.equal((await store.listWebhooks()).find((x) => x.name === 'hook-other')!.pending, 1);
+      } finally {
+        await store.removeWebhook('hook-retry');
+        await store.removeWebhook('hook-other');
+      }
+    });
+
+    test('marks: 0 until set, only move forward, the same in every handle', async () => {
+      assert.equal(await store.readMark('notifier'), 0);
+      await store.advanceMark('notifier', 5);
+      await store.advanceMark('notifier', 3);
+      assert.equal(await store.readMark('notifier'), 5);
+      const other = await h.openAnother();
+      try {
+        await other.advanceMark('notifier', 9);
+        assert.equal(await store.readMark('notifier'), 9);
+        assert.equal(await other.readMark('other'), 0);
+        await assert.rejects(store.advanceMark('notifier', 1.5), RangeError);
+      } finally {
+        await other.close();
+      }
+    });
+
+    test('publications and ticks from two handles at once: a reader following the log never skips an entry', async () => {
+      const other = await h.openAnother();
+      try {
+        const start = (await store.eventBounds()).last;
+        const seen: number[] = [];
+        let writing = true;
+        const follow = (async () => {
+          let last = start;
+          for (;;) {
+            const done = !writing;
+            const page = await store.eventsAfter(last, 1000);
+            for (const e of page) seen.push(e.id);
+            if (page.length > 0) last = page[page.length - 1]!.id;
+            if (done && page.length === 0) return;
+          }
+        })();
+        const writes: Promise<unknown>[] = [];
+        for (let i = 0; i < 60; i++) {
+          const s = i % 2 === 0 ? store : other;
+          writes.push(s.putRun({ farmId: ['A1', 'B2', 'C3', 'D4'][i % 4]!, issue: '2026120400', series: series([0], 40 + i) }));
+          writes.push(s.appendTick(T + 1_000_000 + i));
+        }
+        await Promise.all(writes);
+        writing = false;
+        await follow;
+        const all = (await store.eventsAfter(start, 10_000)).map((e) => e.id);
+        assert.equal(all.length, 120);
+        assert.deepEqual(seen, all, 'the follower saw every entry, in order, once');
       } finally {
         await other.close();
       }

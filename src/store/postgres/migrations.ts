@@ -90,4 +90,57 @@ export const PG_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX removed_runs_revision ON removed_runs (revision);
   `,
+  // 6: events and webhooks, as in the SQLite store's migration 7. Identity values are never reused; the
+  // store serialises the inserts into events (an advisory lock held to commit), so ids become visible in
+  // increasing order.
+  `
+  CREATE TABLE events (
+    id       bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    kind     text NOT NULL CHECK (kind IN ('run', 'tick')),
+    farm_id  text,
+    issue    text,
+    revision bigint,
+    at       bigint NOT NULL
+  );
+  CREATE UNIQUE INDEX events_tick_at ON events (at) WHERE kind = 'tick';
+  CREATE INDEX events_at ON events (at);
+
+  CREATE TABLE webhooks (
+    id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    name            text NOT NULL UNIQUE,
+    url             text NOT NULL,
+    secret          text NOT NULL,
+    farms           text,
+    created_at      bigint NOT NULL,
+    since_event_id  bigint NOT NULL,
+    disabled_at     bigint,
+    disabled_reason text
+  );
+
+  CREATE TABLE webhook_deliveries (
+    id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    webhook_id      bigint NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+    msg_id          text NOT NULL,
+    type            text NOT NULL CHECK (type IN ('issue.complete', 'issue.partial')),
+    issue           text NOT NULL,
+    body            text NOT NULL,
+    created_at      bigint NOT NULL,
+    attempts        integer NOT NULL DEFAULT 0,
+    next_attempt_at bigint NOT NULL,
+    last_attempt_at bigint,
+    last_detail     text,
+    delivered_at    bigint,
+    gave_up_at      bigint,
+    lease_owner     text,
+    lease_until     bigint,
+    UNIQUE (webhook_id, msg_id)
+  );
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (created_at, id)
+    WHERE delivered_at IS NULL AND gave_up_at IS NULL;
+
+  CREATE TABLE marks (
+    name  text PRIMARY KEY,
+    value bigint NOT NULL
+  );
+  `,
 ];

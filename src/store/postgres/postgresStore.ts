@@ -5,6 +5,9 @@
  *   `counters` row in its transaction, so revisions follow commit order, and
  *   sends NOTIFY forecastd_changes; each process LISTENs on a dedicated
  *   connection and learns of commits at once;
+ * - entries of the event log (a publication's, in its transaction, and
+ *   ticks) are inserted one transaction at a time, so their ids become visible
+ *   in increasing order; a tick sends NOTIFY too, without a revision;
  * - readers may use a read replica; then the change token is the replica's own
  *   revision (read at most once per changePollMs), so a run appears when the
  *   replica has it;
@@ -46,6 +49,28 @@ import {
 import { checkKeyText, checkNewKey, checkTime, farmsText, KEY_COLUMNS, toStoredKey, type KeyRow } from '../keyRows.js';
 import { ClaimRecordedError, type FileRecord, type IngestedFile } from '../store.js';
 import { checkFileRecord, FILE_COLUMNS, fileValues, toIngestedFile, type FileRow } from '../fileRows.js';
+import { WebhookNameTakenError, type Delivery, type StoredWebhook } from '../store.js';
+import { checkEventPage, EVENT_COLUMNS, toEventBounds, toEventEntry, type EventRow } from '../eventRows.js';
+import {
+  byAge,
+  checkClaim,
+  checkMark,
+  checkNewDelivery,
+  checkNewWebhook,
+  checkOutcome,
+  DELIVERY_COLUMNS,
+  GONE_REASON,
+  listWebhooksSql,
+  PENDING,
+  toDelivery,
+  toStoredWebhook,
+  toWebhookSummary,
+  webhookColumns,
+  webhookFarmsText,
+  type DeliveryRow,
+  type WebhookRow,
+  type WebhookSummaryRow,
+} from '../webhookRows.js';
 import { PG_MIGRATIONS } from './migrations.js';
 
 export interface PgSettings {
@@ -63,6 +88,8 @@ const CHANNEL = 'forecastd_changes';
 const LIVE_KEYS = 'name = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)';
 /** Key of the advisory lock that serialises schema migrations across processes. */
 const MIGRATION_LOCK = 0x66637374; // 'fcst'
+/** Key of the advisory lock that serialises inserts into the event log until their commit (see lockEvents). */
+const EVENTS_LOCK = 0x66636576; // 'fcev'
 
 /**
  * SQLSTATE classes and client errors that mean "not reachable now", not "bad
@@ -73,7 +100,7 @@ const MIGRATION_LOCK = 0x66637374; // 'fcst'
  */
 function isUnavailable(err: unknown): boolean {
   if (err instanceof UnknownFarmError || err instanceof KeyNameTakenError || err instanceof StoreUnavailableError) return false;
-  if (err instanceof ClaimRecordedError) return false;
+  if (err instanceof ClaimRecordedError || err instanceof WebhookNameTakenError) return false;
   const e = err as { code?: string; message?: string };
   const code = e.code ?? '';
   if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
@@ -236,8 +263,9 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
   const listener = new Listener(settings.url, settings.connectTimeoutMs, notify);
   listener.start();
 
-  async function read<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> {
-    const client = await connect(reader);
+  /** One statement on a client of the pool (reads go to the replica, if any, through `read`). */
+  async function readFrom<R extends pg.QueryResultRow>(pool: pg.Pool, sql: string, params: unknown[] = []): Promise<R[]> {
+    const client = await connect(pool);
     try {
       const rows = (await client.query<R>(sql, params)).rows;
       client.release();
@@ -247,6 +275,10 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
       client.release(true);
       return wrap(err);
     }
+  }
+
+  function read<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> {
+    return readFrom<R>(reader, sql, params);
   }
 
   async function nextRevision(c: pg.PoolClient): Promise<number> {
@@ -292,7 +324,6 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
     return toStoredKey(r.rows[0]!);
   }
 
-  /** One publication: refuse an unknown farm, take the next revision, write, notify, commit. */
   /**
    * Records a watched-folder file; a claim recorded before is refused (ClaimRecordedError), which rolls
    * back the transaction it is part of. A concurrent insert of the same claim waits for the other to end.
@@ -307,7 +338,33 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
     return toIngestedFile(r.rows[0]!);
   }
 
-  async function publish(farmId: string, issue: string, blob: Uint8Array, records: number, at: number, file?: FileRecord): Promise<Publication> {
+  /**
+   * Makes this transaction the only one inserting into the event log until it commits or rolls back.
+   * Readers follow the log by asking for the entries after the last id they saw, so ids must become
+   * visible in increasing order. An identity value is drawn when the row is inserted, not when its
+   * transaction commits: two transactions inserting at once could commit out of id order, and a reader
+   * that saw the later id first would never ask for the earlier one. With this lock held from just before
+   * the insert until commit, each insert draws its id only after the previous inserter has committed.
+   * (Publications are already serialised by the counters row; ticks take no revision, hence the lock.)
+   * Held only for the end of the transaction, after the heavy writes.
+   */
+  async function lockEvents(c: pg.PoolClient): Promise<void> {
+    await c.query('SELECT pg_advisory_xact_lock($1)', [EVENTS_LOCK]);
+  }
+
+  /**
+   * One publication: refuse an unknown farm, take the next revision, write, append its entry to the event
+   * log (unless `event` is false: a copy between stores), notify, commit.
+   */
+  async function publish(
+    farmId: string,
+    issue: string,
+    blob: Uint8Array,
+    records: number,
+    at: number,
+    event: boolean,
+    file?: FileRecord,
+  ): Promise<Publication> {
     const pub = await transaction(primary, async (c) => {
       // The record first: a claim recorded before leaves the run as it was.
       if (file !== undefined) await insertFile(c, file, 'taken', at);
@@ -321,6 +378,10 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
            revision = excluded.revision, published_at = excluded.published_at`,
         [farmId, issue, records, Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength), revision, at],
       );
+      if (event) {
+        await lockEvents(c);
+        await c.query(`INSERT INTO events (kind, farm_id, issue, revision, at) VALUES ('run', $1, $2, $3, $4)`, [farmId, issue, revision, at]);
+      }
       await c.query('SELECT pg_notify($1, $2)', [CHANNEL, String(revision)]);
       return { revision, publishedAt: at };
     });
@@ -478,7 +539,7 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
     async putRun(run, options): Promise<Publication> {
       const file = options?.file;
       if (file !== undefined) checkFileRecord(file);
-      return publish(run.farmId, run.issue, encodeSeries(run.series), run.series.steps.length, Date.now(), file);
+      return publish(run.farmId, run.issue, encodeSeries(run.series), run.series.steps.length, Date.now(), true, file);
     },
 
     // Not a change readers need: no revision, no NOTIFY, no move of this handle's token.
@@ -499,7 +560,8 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
     },
 
     async importRun(run) {
-      return publish(run.farmId, run.issue, run.blob, openSeries(run.blob).length, run.publishedAt);
+      // A copy between stores is no news: no event.
+      return publish(run.farmId, run.issue, run.blob, openSeries(run.blob).length, run.publishedAt, false);
     },
 
     async countRuns() {
@@ -632,6 +694,168 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
       });
       if (removed.length > 0) notify();
       return removed.map((r) => ({ farmId: r.farm_id, issue: r.issue }));
+    },
+
+    // The log is read where runs are read (the replica, if any): a reader that has an entry can read its run.
+    async eventsAfter(afterId, limit) {
+      checkEventPage(afterId, limit);
+      const rows = await read<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE id > $1 ORDER BY id LIMIT $2`, [afterId, limit]);
+      return rows.map(toEventEntry);
+    },
+
+    // pruneEvents never removes the newest entry, so max(id) is the highest id ever given.
+    async eventBounds() {
+      const rows = await read<{ first: string | null; last: string | null }>('SELECT min(id) AS first, max(id) AS last FROM events');
+      return toEventBounds(rows[0]);
+    },
+
+    // A commit like others: NOTIFY tells every process (their listeners run and their tokens move), but no
+    // revision is taken, so the run caches find nothing to re-read.
+    async appendTick(at) {
+      checkTime('a tick', at);
+      const id = await transaction(primary, async (c) => {
+        await lockEvents(c);
+        const r = await c.query<{ id: string }>(
+          `INSERT INTO events (kind, at) VALUES ('tick', $1) ON CONFLICT (at) WHERE kind = 'tick' DO NOTHING RETURNING id`,
+          [at],
+        );
+        const row = r.rows[0];
+        if (row === undefined) return undefined;
+        await c.query('SELECT pg_notify($1, $2)', [CHANNEL, `tick ${row.id}`]);
+        return Number(row.id);
+      });
+      if (id !== undefined) committed();
+      return id;
+    },
+
+    async pruneEvents(before) {
+      checkTime('the cutoff', before);
+      const r = await transaction(primary, (c) =>
+        c.query('DELETE FROM events WHERE at < $1 AND id < (SELECT max(id) FROM events)', [before]),
+      );
+      return r.rowCount ?? 0;
+    },
+
+    // Endpoints, the outbox and marks are read and written on the primary: `webhooks list` right after
+    // `webhooks add`, and a claim right after an enqueue, must see them.
+    async addWebhook(w, now): Promise<StoredWebhook> {
+      checkNewWebhook(w);
+      checkTime('now', now);
+      return transaction(primary, async (c) => {
+        const last = Number((await c.query<{ last: string }>('SELECT coalesce(max(id), 0) AS last FROM events')).rows[0]!.last);
+        // A concurrent add of the same name waits for the other to end, then inserts nothing.
+        const r = await c.query<WebhookRow>(
+          `INSERT INTO webhooks (name, url, secret, farms, created_at, since_event_id) VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (name) DO NOTHING RETURNING ${webhookColumns()}`,
+          [w.name, w.url, w.secret, webhookFarmsText(w), now, last],
+        );
+        if (r.rows.length === 0) throw new WebhookNameTakenError(w.name);
+        return toStoredWebhook(r.rows[0]!);
+      });
+    },
+
+    async listWebhooks() {
+      const rows = await readFrom<WebhookSummaryRow>(primary, listWebhooksSql('w.name COLLATE "C"'));
+      return rows.map(toWebhookSummary);
+    },
+
+    async removeWebhook(name) {
+      const r = await transaction(primary, (c) => c.query('DELETE FROM webhooks WHERE name = $1', [name]));
+      return (r.rowCount ?? 0) > 0;
+    },
+
+    // Nothing for an endpoint removed meanwhile.
+    async enqueueDelivery(d) {
+      checkNewDelivery(d);
+      const r = await transaction(primary, (c) =>
+        c.query(
+          `INSERT INTO webhook_deliveries (webhook_id, msg_id, type, issue, body, created_at, next_attempt_at)
+           SELECT id, $2, $3, $4, $5, $6, $6 FROM webhooks WHERE id = $1
+           ON CONFLICT (webhook_id, msg_id) DO NOTHING`,
+          [d.webhookId, d.msgId, d.type, d.issue, d.body, d.createdAt],
+        ),
+      );
+      return r.rowCount === 1;
+    },
+
+    /**
+     * The due rows are locked as they are chosen and rows another claimer holds are skipped; a row whose lease
+     * another claimer committed meanwhile is re-checked on its new version (its lease now runs) and left out.
+     * So two claimers never lease one delivery.
+     */
+    async claimDeliveries(now, owner, leaseMs, limit): Promise<readonly Delivery[]> {
+      checkClaim(now, owner, leaseMs, limit);
+      const r = await transaction(primary, (c) =>
+        c.query<DeliveryRow>(
+          `WITH due AS MATERIALIZED (
+             SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+             WHERE ${PENDING} AND d.next_attempt_at <= $1 AND w.disabled_at IS NULL
+               AND (d.lease_until IS NULL OR d.lease_until < $1)
+             ORDER BY d.created_at, d.id LIMIT $4
+             FOR UPDATE OF d SKIP LOCKED
+           )
+           UPDATE webhook_deliveries d SET lease_owner = $2, lease_until = $3
+           FROM due, webhooks w
+           WHERE d.id = due.id AND w.id = d.webhook_id
+           RETURNING ${DELIVERY_COLUMNS}`,
+          [now, owner, now + leaseMs, limit],
+        ),
+      );
+      return r.rows.map(toDelivery).sort(byAge);
+    },
+
+    // A late outcome (after its lease ran out and another attempt ended) never undoes a delivery.
+    async finishDelivery(id, outcome) {
+      const next = checkOutcome(outcome);
+      await transaction(primary, async (c) => {
+        const r = await c.query<{ webhook_id: string }>(
+          `UPDATE webhook_deliveries SET
+             attempts = attempts + 1, last_attempt_at = $3, last_detail = $4, lease_owner = NULL, lease_until = NULL,
+             delivered_at = CASE WHEN $2::text = 'delivered' THEN coalesce(delivered_at, $3) ELSE delivered_at END,
+             next_attempt_at = CASE WHEN $2::text = 'retry' THEN $5::bigint ELSE next_attempt_at END,
+             gave_up_at = CASE WHEN $2::text IN ('gave-up', 'gone') AND delivered_at IS NULL THEN coalesce(gave_up_at, $3) ELSE gave_up_at END
+           WHERE id = $1 RETURNING webhook_id`,
+          [id, outcome.result, outcome.at, outcome.detail, next],
+        );
+        const row = r.rows[0];
+        if (row !== undefined && outcome.result === 'gone') {
+          await c.query('UPDATE webhooks SET disabled_at = $1, disabled_reason = $2 WHERE id = $3 AND disabled_at IS NULL', [
+            outcome.at,
+            GONE_REASON,
+            row.webhook_id,
+          ]);
+        }
+      });
+    },
+
+    async retryWebhook(name, now) {
+      checkTime('now', now);
+      return transaction(primary, async (c) => {
+        const w = await c.query<{ id: string }>('SELECT id FROM webhooks WHERE name = $1', [name]);
+        if (w.rows.length === 0) return undefined;
+        const r = await c.query(
+          `UPDATE webhook_deliveries d SET next_attempt_at = $2, lease_owner = NULL, lease_until = NULL
+           WHERE d.webhook_id = $1 AND ${PENDING}`,
+          [w.rows[0]!.id, now],
+        );
+        return r.rowCount ?? 0;
+      });
+    },
+
+    async readMark(name) {
+      checkMark(name);
+      const rows = await readFrom<{ value: string }>(primary, 'SELECT value FROM marks WHERE name = $1', [name]);
+      return rows.length === 0 ? 0 : Number(rows[0]!.value);
+    },
+
+    async advanceMark(name, value) {
+      checkMark(name, value);
+      await transaction(primary, (c) =>
+        c.query('INSERT INTO marks (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = GREATEST(marks.value, excluded.value)', [
+          name,
+          value,
+        ]),
+      );
     },
 
     async ping() {

@@ -94,4 +94,59 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX removed_runs_revision ON removed_runs (revision);
   `,
+  // 7: events and webhooks (INTERFACE.md section 14). The event log's ids never come back after a prune
+  // (AUTOINCREMENT), so a client resuming from an id never hears a later entry under an old id; a 'run'
+  // entry is written in the transaction of its publication. One tick per moment, whichever process ticks.
+  // Endpoints and deliveries (the outbox) never reuse an id either: a delivery of a removed endpoint still
+  // in flight cannot be mistaken for a later one. Marks are named integers that only move forward.
+  `
+  CREATE TABLE events (
+    id       INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind     TEXT NOT NULL CHECK (kind IN ('run', 'tick')),
+    farm_id  TEXT,
+    issue    TEXT,
+    revision INTEGER,
+    at       INTEGER NOT NULL
+  );
+  CREATE UNIQUE INDEX events_tick_at ON events (at) WHERE kind = 'tick';
+  CREATE INDEX events_at ON events (at);
+
+  CREATE TABLE webhooks (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
+    name            TEXT NOT NULL UNIQUE,
+    url             TEXT NOT NULL,
+    secret          TEXT NOT NULL,
+    farms           TEXT,
+    created_at      INTEGER NOT NULL,
+    since_event_id  INTEGER NOT NULL,
+    disabled_at     INTEGER,
+    disabled_reason TEXT
+  );
+
+  CREATE TABLE webhook_deliveries (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
+    webhook_id      INTEGER NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+    msg_id          TEXT NOT NULL,
+    type            TEXT NOT NULL CHECK (type IN ('issue.complete', 'issue.partial')),
+    issue           TEXT NOT NULL,
+    body            TEXT NOT NULL,
+    created_at      INTEGER NOT NULL,
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,
+    last_attempt_at INTEGER,
+    last_detail     TEXT,
+    delivered_at    INTEGER,
+    gave_up_at      INTEGER,
+    lease_owner     TEXT,
+    lease_until     INTEGER,
+    UNIQUE (webhook_id, msg_id)
+  );
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (created_at, id)
+    WHERE delivered_at IS NULL AND gave_up_at IS NULL;
+
+  CREATE TABLE marks (
+    name  TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];

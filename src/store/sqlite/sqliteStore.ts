@@ -33,6 +33,27 @@ import {
 import { checkKeyText, checkNewKey, checkTime, farmsText, KEY_COLUMNS, toStoredKey, type KeyRow } from '../keyRows.js';
 import { ClaimRecordedError, type FileRecord, type IngestedFile } from '../store.js';
 import { checkFileRecord, FILE_COLUMNS, fileValues, toIngestedFile, type FileRow } from '../fileRows.js';
+import { WebhookNameTakenError, type DeliveryOutcome, type NewWebhook, type StoredWebhook } from '../store.js';
+import { checkEventPage, EVENT_COLUMNS, toEventBounds, toEventEntry, type EventRow } from '../eventRows.js';
+import {
+  checkClaim,
+  checkMark,
+  checkNewDelivery,
+  checkNewWebhook,
+  checkOutcome,
+  DELIVERY_COLUMNS,
+  GONE_REASON,
+  listWebhooksSql,
+  PENDING,
+  toDelivery,
+  toStoredWebhook,
+  toWebhookSummary,
+  webhookColumns,
+  webhookFarmsText,
+  type DeliveryRow,
+  type WebhookRow,
+  type WebhookSummaryRow,
+} from '../webhookRows.js';
 import { MIGRATIONS } from './migrations.js';
 
 /** A key live at @now: not revoked, and no end or an end after @now. */
@@ -231,11 +252,30 @@ export function openSqliteStore(path: string): Store {
     db.pragma('wal_checkpoint(TRUNCATE)');
   };
 
-  const putRun = db.transaction((farmId: string, issue: string, blob: Uint8Array, records: number, at: number): Publication => {
+  // The event log (INTERFACE.md section 14). SQLite has one writer at a time, so ids are given in commit order.
+  const eq = {
+    appendRun: db.prepare<[string, string, number, number], unknown>(
+      `INSERT INTO events (kind, farm_id, issue, revision, at) VALUES ('run', ?, ?, ?, ?)`,
+    ),
+    appendTick: db.prepare<[number], { id: number }>(
+      `INSERT INTO events (kind, at) VALUES ('tick', ?) ON CONFLICT (at) WHERE kind = 'tick' DO NOTHING RETURNING id`,
+    ),
+    after: db.prepare<[number, number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE id > ? ORDER BY id LIMIT ?`),
+    // AUTOINCREMENT keeps the highest id ever given in sqlite_sequence, also once its entry is pruned.
+    bounds: db.prepare<[], { first: number | null; last: number | null }>(
+      `SELECT (SELECT min(id) FROM events) AS first,
+              max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0), coalesce((SELECT max(id) FROM events), 0)) AS last`,
+    ),
+    prune: db.prepare<[number], unknown>('DELETE FROM events WHERE at < ? AND id < (SELECT max(id) FROM events)'),
+  };
+
+  const putRun = db.transaction((farmId: string, issue: string, blob: Uint8Array, records: number, at: number, event: boolean): Publication => {
     if (q.getFarm.get(farmId) === undefined) throw new UnknownFarmError(farmId);
     const revision = q.nextRevision.get()!.value;
     // The first publication is kept when the run is replaced (ON CONFLICT does not set it).
     q.putRun.run(farmId, issue, records, blob, revision, at, at);
+    // In the same transaction: a reader of the log never hears of a run it cannot read, nor misses one.
+    if (event) eq.appendRun.run(farmId, issue, revision, at);
     return { revision, publishedAt: at };
   });
 
@@ -258,7 +298,7 @@ export function openSqliteStore(path: string): Store {
   const putRunWithFile = db.transaction(
     (farmId: string, issue: string, blob: Uint8Array, records: number, at: number, file: FileRecord): Publication => {
       recordFile(file, 'taken', at);
-      return putRun(farmId, issue, blob, records, at);
+      return putRun(farmId, issue, blob, records, at, true);
     },
   );
 
@@ -289,7 +329,126 @@ export function openSqliteStore(path: string): Store {
     keys: q.keysSince.all(since).map(toStoredKey),
   }));
 
+  // Webhook endpoints and the outbox. Writes are IMMEDIATE transactions, so two processes claiming at once
+  // are serialised and never lease one delivery twice.
+  const wq = {
+    insert: db.prepare<[string, string, string, string | null, number, number], WebhookRow>(
+      `INSERT INTO webhooks (name, url, secret, farms, created_at, since_event_id) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (name) DO NOTHING RETURNING ${webhookColumns()}`,
+    ),
+    list: db.prepare<[], WebhookSummaryRow>(listWebhooksSql('w.name')),
+    byName: db.prepare<[string], WebhookRow>(`SELECT ${webhookColumns()} FROM webhooks WHERE name = ?`),
+    remove: db.prepare<[string], unknown>('DELETE FROM webhooks WHERE name = ?'),
+    // Nothing for an endpoint removed meanwhile.
+    enqueue: db.prepare<[string, string, string, string, number, number, number], unknown>(
+      `INSERT INTO webhook_deliveries (webhook_id, msg_id, type, issue, body, created_at, next_attempt_at)
+       SELECT id, ?, ?, ?, ?, ?, ? FROM webhooks WHERE id = ?
+       ON CONFLICT (webhook_id, msg_id) DO NOTHING`,
+    ),
+    due: db.prepare<{ now: number; limit: number }, DeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+       WHERE ${PENDING} AND d.next_attempt_at <= @now AND w.disabled_at IS NULL
+         AND (d.lease_until IS NULL OR d.lease_until < @now)
+       ORDER BY d.created_at, d.id LIMIT @limit`,
+    ),
+    lease: db.prepare<[string, number, number], unknown>('UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ? WHERE id = ?'),
+    // A late outcome (after its lease ran out and another attempt ended) never undoes a delivery.
+    finish: db.prepare<{ id: number; result: string; detail: string; at: number; next: number | null }, { webhook_id: number }>(
+      `UPDATE webhook_deliveries SET
+         attempts = attempts + 1, last_attempt_at = @at, last_detail = @detail, lease_owner = NULL, lease_until = NULL,
+         delivered_at = CASE WHEN @result = 'delivered' THEN coalesce(delivered_at, @at) ELSE delivered_at END,
+         next_attempt_at = CASE WHEN @result = 'retry' THEN @next ELSE next_attempt_at END,
+         gave_up_at = CASE WHEN @result IN ('gave-up', 'gone') AND delivered_at IS NULL THEN coalesce(gave_up_at, @at) ELSE gave_up_at END
+       WHERE id = @id RETURNING webhook_id`,
+    ),
+    disable: db.prepare<[number, string, number], unknown>(
+      'UPDATE webhooks SET disabled_at = ?, disabled_reason = ? WHERE id = ? AND disabled_at IS NULL',
+    ),
+    retry: db.prepare<[number, number], unknown>(
+      `UPDATE webhook_deliveries AS d SET next_attempt_at = ?, lease_owner = NULL, lease_until = NULL
+       WHERE d.webhook_id = ? AND ${PENDING}`,
+    ),
+    readMark: db.prepare<[string], { value: number }>('SELECT value FROM marks WHERE name = ?'),
+    advanceMark: db.prepare<[string, number], unknown>(
+      'INSERT INTO marks (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = max(value, excluded.value)',
+    ),
+  };
+  const addWebhook = db.transaction((w: NewWebhook, now: number): StoredWebhook => {
+    const since = toEventBounds(eq.bounds.get()).last;
+    const row = wq.insert.get(w.name, w.url, w.secret, webhookFarmsText(w), now, since);
+    if (row === undefined) throw new WebhookNameTakenError(w.name);
+    return toStoredWebhook(row);
+  });
+  const claim = db.transaction((now: number, owner: string, leaseMs: number, limit: number) => {
+    const rows = wq.due.all({ now, limit });
+    for (const r of rows) wq.lease.run(owner, now + leaseMs, Number(r.id));
+    return rows.map(toDelivery);
+  });
+  const finish = db.transaction((id: number, o: DeliveryOutcome, next: number | null) => {
+    const row = wq.finish.get({ id, result: o.result, detail: o.detail, at: o.at, next });
+    if (row !== undefined && o.result === 'gone') wq.disable.run(o.at, GONE_REASON, row.webhook_id);
+  });
+  const retry = db.transaction((name: string, now: number): number | undefined => {
+    const w = wq.byName.get(name);
+    return w === undefined ? undefined : wq.retry.run(now, Number(w.id)).changes;
+  });
+
   return {
+    async eventsAfter(afterId, limit) {
+      checkEventPage(afterId, limit);
+      return eq.after.all(afterId, limit).map(toEventEntry);
+    },
+    async eventBounds() {
+      return toEventBounds(eq.bounds.get());
+    },
+    // A commit like others: this handle's token moves and its listeners run; other processes see data_version
+    // move. No revision is taken, so the run caches have nothing to re-read.
+    async appendTick(at) {
+      checkTime('a tick', at);
+      const row = eq.appendTick.get(at);
+      if (row === undefined) return undefined;
+      committed();
+      return row.id;
+    },
+    async pruneEvents(before) {
+      checkTime('the cutoff', before);
+      return eq.prune.run(before).changes;
+    },
+    async addWebhook(w, now) {
+      checkNewWebhook(w);
+      checkTime('now', now);
+      return addWebhook.immediate(w, now);
+    },
+    async listWebhooks() {
+      return wq.list.all().map(toWebhookSummary);
+    },
+    async removeWebhook(name) {
+      return wq.remove.run(name).changes > 0;
+    },
+    async enqueueDelivery(d) {
+      checkNewDelivery(d);
+      return wq.enqueue.run(d.msgId, d.type, d.issue, d.body, d.createdAt, d.createdAt, d.webhookId).changes > 0;
+    },
+    async claimDeliveries(now, owner, leaseMs, limit) {
+      checkClaim(now, owner, leaseMs, limit);
+      return claim.immediate(now, owner, leaseMs, limit);
+    },
+    async finishDelivery(id, outcome) {
+      const next = checkOutcome(outcome);
+      finish.immediate(id, outcome, next);
+    },
+    async retryWebhook(name, now) {
+      checkTime('now', now);
+      return retry.immediate(name, now);
+    },
+    async readMark(name) {
+      checkMark(name);
+      return wq.readMark.get(name)?.value ?? 0;
+    },
+    async advanceMark(name, value) {
+      checkMark(name, value);
+      wq.advanceMark.run(name, value);
+    },
     async createKey(k, now) {
       checkNewKey(k);
       checkTime('now', now);
@@ -349,7 +508,7 @@ export function openSqliteStore(path: string): Store {
       const blob = encodeSeries(run.series);
       const pub =
         file === undefined
-          ? putRun.immediate(run.farmId, run.issue, blob, run.series.steps.length, Date.now())
+          ? putRun.immediate(run.farmId, run.issue, blob, run.series.steps.length, Date.now(), true)
           : putRunWithFile.immediate(run.farmId, run.issue, blob, run.series.steps.length, Date.now(), file);
       committed();
       return pub;
@@ -368,7 +527,8 @@ export function openSqliteStore(path: string): Store {
     },
     async importRun(run) {
       const records = openSeries(run.blob).length; // also proves the blob decodes
-      const pub = putRun.immediate(run.farmId, run.issue, run.blob, records, run.publishedAt);
+      // A copy between stores is no news: no event.
+      const pub = putRun.immediate(run.farmId, run.issue, run.blob, records, run.publishedAt, false);
       committed();
       return pub;
     },
