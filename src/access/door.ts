@@ -161,6 +161,19 @@ export class Door {
     return this.admitKey(req, res, key, kind, d, rate, burst);
   }
 
+  /**
+   * A long-lived answer (an event stream) leaves the count of requests in
+   * flight once it starts: streams have their own limit (--sse-max-clients)
+   * and would otherwise hold --max-in-flight places for hours. Called once
+   * per admitted response; the count is put back when it closes, just after
+   * the door takes it off for that close.
+   */
+  leaveInFlight(res: ServerResponse): void {
+    if (this.settings.maxInFlight <= 0) return;
+    this.inFlight--;
+    res.once('close', () => this.inFlight++);
+  }
+
   private admitKey(req: IncomingMessage, res: ServerResponse, key: KeyEntry, kind: RouteClass, d: Decision, rate: number, burst: number): boolean {
     const policy = policyHeader(burst, rate);
     if (!d.allowed) {

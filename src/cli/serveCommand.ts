@@ -16,6 +16,8 @@ import { resolveSettings, type SettingsInput } from '../settings/resolve.js';
 import { serveOptions, type ServeOptions } from '../settings/serveOptions.js';
 import { version } from './config.js';
 import { checkWatchFolder, primaryWatch, runWatch, watchLogHandlers } from './watchRunner.js';
+import { startWebhooks } from '../events/webhooks/index.js';
+import { primaryWebhooks, webhookRunOptions, withWebhookTesting } from './webhooksRunner.js';
 
 /** A key never reaches a log line, whatever logs a request's headers. */
 const REDACT = { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization', 'headers["x-api-key"]'], censor: '[redacted]' };
@@ -51,6 +53,7 @@ async function serveHere(o: ServeOptions, announce: (address: string) => void): 
       runDeadlineMs: o.runDeadlineMs,
       access: o.access,
       limits: o.limits,
+      events: { ...o.events, keepMs: o.eventsKeepMs },
       limiter,
     },
     { logger: { level: o.level, stream: process.stderr, redact: REDACT }, metrics, scrapeProcesses: instance?.scrape },
@@ -73,7 +76,9 @@ async function serveHere(o: ServeOptions, announce: (address: string) => void): 
   }
   announce(address);
   // Every process prunes (at start and hourly): a removal is one transaction, so a second finds nothing left.
-  const stopRetention = scheduleRetention(store, o.retentionDays, app.log);
+  const stopRetention = scheduleRetention(store, { days: o.retentionDays, eventsKeepMs: o.eventsKeepMs }, app.log);
+  // Webhooks run where the folder is watched: in this process, unless it is a worker (then the primary does).
+  const webhooks = cluster.isWorker ? undefined : startWebhooks(store, webhookRunOptions(o), metrics, app.log);
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: string): void => {
@@ -86,11 +91,13 @@ async function serveHere(o: ServeOptions, announce: (address: string) => void): 
         app.server.closeAllConnections();
       }, o.shutdownGraceMs);
       grace.unref();
+      const webhooksStopped = webhooks?.stop();
       stopRetention()
         .then(() => watcher?.stop())
         .then(() => app.close())
         .then(() => clearTimeout(grace))
         .then(() => limiter?.close())
+        .then(() => webhooksStopped)
         .then(() => store.close())
         .then(() => instance?.close())
         .then(
@@ -154,7 +161,7 @@ function supervise(o: ServeOptions, args: string[], primary: Metrics): Promise<n
 
 export async function serveCommand(args: string[], input: SettingsInput): Promise<number> {
   const resolved = resolveSettings('serve', args, input);
-  const o = serveOptions(resolved);
+  const o = withWebhookTesting(serveOptions(resolved), input.env);
   if (cluster.isWorker) {
     const code = await serveHere(o, (address) => process.send?.({ listening: address }));
     // The IPC channel to the primary would keep this process alive.
@@ -168,9 +175,11 @@ export async function serveCommand(args: string[], input: SettingsInput): Promis
   // What the primary counts itself (the watch folder's files), added to the workers' metrics in every scrape.
   const primary = new Metrics({ servesHttp: false });
   const watch = o.watch === undefined ? undefined : await primaryWatch({ ...o, watch: o.watch }, primary);
+  const webhooks = await primaryWebhooks(o, primary);
   try {
     return await supervise(o, args, primary);
   } finally {
     await watch?.stop();
+    await webhooks.stop();
   }
 }

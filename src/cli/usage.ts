@@ -16,6 +16,7 @@ Commands:
   migrate-store  copy every site and run from one store to another (SQLite <-> PostgreSQL)
   config         print the effective settings of serve and where each comes from
   keys           create, list, revoke and roll API keys
+  webhooks       add, list, remove and retry webhook endpoints (signed POSTs when a run is complete)
   prune          remove runs older than the retention period
   status         what a store holds: sites, runs, the newest runs, the newest run's age, its size
 
@@ -93,12 +94,13 @@ stderr about once a second. Running it again updates what is there.
     outro: 'Exit status: 0 copied and verified; 1 a checksum differed; 2 usage error.\n',
   },
   prune: {
-    intro: `Usage: forecastd prune [--retention-days N] [--dry-run] [options]
+    intro: `Usage: forecastd prune [--retention-days N] [--events-keep DURATION] [--dry-run] [options]
 
 Remove the runs issued longer ago than the retention period (default 30 days),
 but never a site's newest run, and give the space back (SQLite: the file
 shrinks; PostgreSQL: the space is reused). Prints each removed run as
-"FARM ISSUE", then a summary on stderr. serve does the same at start and hourly.
+"FARM ISSUE", then a summary on stderr. Also drops event-log entries older than
+--events-keep (default 24h; not in a dry run). serve does the same at start and hourly.
 `,
     outro: 'Exit status: 0 done; 2 usage error.\n',
   },

@@ -29,6 +29,9 @@ import { ForecastService } from './forecastService.js';
 import { forecastRoute } from './routes/forecast.js';
 import { healthRoutes } from './routes/health.js';
 import { issuesRoute } from './routes/issues.js';
+import { eventsRoute } from './routes/events.js';
+import { EventHub } from '../events/hub.js';
+import { DEFAULT_BUFFER_BYTES, EventStreams } from '../events/sse.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -75,6 +78,40 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
     else res.destroy();
   };
   metrics.watch({ bodyCache: forecasts.bodies.lookups, runCache: forecasts.reads.runLookups, door, limiter });
+  // The event log followed by this process, and its event streams (src/events/).
+  const eventOptions = ctx.events ?? {};
+  const hub = new EventHub({
+    store: ctx.store,
+    deadlineMs: ctx.runDeadlineMs ?? defaultOf(SETTINGS['run-deadline'])!,
+    keepMs: eventOptions.keepMs ?? defaultOf(SETTINGS['events-keep'])!,
+    pollMs: eventOptions.pollMs,
+    tickMs: eventOptions.tickMs,
+    onError: (err, what) => app.log.warn({ err }, what),
+  });
+  const streams = new EventStreams(
+    hub,
+    {
+      maxClients: eventOptions.maxClients ?? defaultOf(SETTINGS['sse-max-clients'])!,
+      maxClientsPerKey: eventOptions.maxClientsPerKey ?? defaultOf(SETTINGS['sse-max-clients-per-key'])!,
+      keepaliveMs: eventOptions.keepaliveMs ?? defaultOf(SETTINGS['sse-keepalive'])!,
+      bufferBytes: eventOptions.bufferBytes ?? DEFAULT_BUFFER_BYTES,
+    },
+    (n) => (metrics.sseClients = n),
+  );
+  metrics.watch({
+    events: {
+      seen: hub.counts.seen,
+      get ticksWritten() {
+        return hub.counts.ticksWritten;
+      },
+      get sent() {
+        return streams.counts.sent;
+      },
+      get dropped() {
+        return streams.counts.dropped;
+      },
+    },
+  });
   const app = Fastify({
     // The server's listener tries the direct forecast path first (directForecast.ts); the rest is the
     // framework's. The server is configured as the framework configures its own.
@@ -163,6 +200,7 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
   });
   registerErrorHandling(app, paths);
   app.addHook('onClose', async () => {
+    await hub.close();
     await keyring.close();
     if (ctx.limiter === undefined) await limiter.close();
   });
@@ -206,12 +244,16 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
   });
   app.addHook('preClose', async () => {
     closing = true;
+    // Open streams would hold the server until the shutdown grace ends: they end now (clients reconnect elsewhere).
+    streams.endAll();
   });
 
+  await hub.start();
   await registerOpenApi(app, ctx.version);
   healthRoutes(app, ctx, () => closing);
   farmsRoute(app, ctx);
   issuesRoute(app, ctx);
+  eventsRoute(app, streams, (res) => door.leaveInFlight(res));
   forecastRoute(app, forecasts);
   elementsRoute(app);
   metricsRoute(app, opts.scrapeProcesses ?? (() => metrics.registry.metrics()), storeGauges(ctx.store, ctx.runDeadlineMs ?? defaultOf(SETTINGS['run-deadline'])!));

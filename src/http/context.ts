@@ -1,7 +1,7 @@
 /** What the HTTP layer is given by the command that builds it. */
 import type { RateLimiter } from '../access/rateLimit/rateLimiter.js';
 import type { SiteRules } from '../query/siteLookup.js';
-import type { AccessOptions, LimitOptions } from '../settings/serveOptions.js';
+import type { AccessOptions, EventOptions, LimitOptions } from '../settings/serveOptions.js';
 import type { Store } from '../store/store.js';
 
 export interface CacheSettings {
@@ -25,6 +25,17 @@ export interface AppContext {
   /** Keys, scopes and rate limits; what is not given takes its setting's default. */
   readonly access?: Partial<AccessOptions>;
   readonly limits?: Partial<LimitOptions>;
+  /** Event streams; what is not given takes its setting's default. */
+  readonly events?: Partial<EventOptions> & {
+    /** How long the event log keeps entries (--events-keep), ms. */
+    readonly keepMs?: number;
+    /** Queued bytes beyond which a stream's client is dropped (default 1 MB). */
+    readonly bufferBytes?: number;
+    /** How often the event log is read when no commit was told of, ms (default 300). */
+    readonly pollMs?: number;
+    /** The clock tick interval of the event log, ms (default 5 s; the same in every process of a store). */
+    readonly tickMs?: number;
+  };
   /** Shared (Redis) rate limits, owned by the caller; default: per process, owned by the app. */
   readonly limiter?: RateLimiter;
 }

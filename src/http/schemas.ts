@@ -276,4 +276,67 @@ export const responses = {
     400: errorAnswer('40001: the query has malformed percent-encoding (parameters are otherwise ignored).'),
     429: guarded[429],
   },
+  events: {
+    200: {
+      description:
+        'A text/event-stream that stays open: `retry:` once, then events (`id:`, `event:` run, issue or reset, `data:` one ' +
+        'line of JSON) and a comment line at least every --sse-keepalive.',
+      headers: {
+        ...rateLimitHeaders,
+        ...requestIdHeader,
+        'Cache-Control': { type: 'string', description: '`no-cache`.' },
+        'X-Accel-Buffering': { type: 'string', description: '`no`: a proxy must pass events on at once.' },
+      },
+      content: {
+        'text/event-stream': {
+          schema: {
+            type: 'string',
+            description:
+              'event: run, data {"farm_id","issue","revision","published_at"}: a site of the key\'s scope published or replaced its ' +
+              'data of a run. event: issue, data {"issue","status","farms","farms_expected"}: a run\'s state changed (counted over ' +
+              'the sites the key may see). event: reset: the events after the given id are no longer kept. Ids increase and are ' +
+              'the same in every process.',
+            examples: [
+              'retry: 3000\n\nid: 4210\nevent: run\ndata: {"farm_id":"WF_A","issue":"2026112000","revision":57,' +
+                '"published_at":"2026-11-20T09:12:05+08:00"}\n\nid: 4211\nevent: issue\ndata: {"issue":"2026112000",' +
+                '"status":"complete","farms":3,"farms_expected":3}\n\n',
+            ],
+          },
+        },
+      },
+    },
+    400: errorAnswer('40001: last_event_id is malformed.'),
+    ...guarded,
+    429: withHeaders('42901: rate limited, or the key has --sse-max-clients-per-key streams open here; nothing was done.', {
+      ...retryAfter,
+      ...rateLimitHeaders,
+    }),
+    503: withHeaders(
+      '50300: the store is not reachable, the server is shutting down, or it is at its limit of requests in flight or of ' +
+        'open streams (--sse-max-clients).',
+      retryAfter,
+    ),
+  },
 } as const;
+
+/** The query of GET /api/v1/events. */
+export const EventsQuery = Type.Object({
+  last_event_id: Type.Optional(
+    Type.String({
+      pattern: '^[0-9]{1,16}$',
+      description: 'Resume after this event id, as the Last-Event-ID header does (the header wins when both are sent).',
+      examples: ['4211'],
+    }),
+  ),
+});
+
+/** The headers GET /api/v1/events reads. */
+export const EventsHeaders = Type.Object({
+  'last-event-id': Type.Optional(
+    Type.String({
+      description:
+        'Resume after this event id (an EventSource sends it when it reconnects): the events after it come first, in order. ' +
+        'An id the server no longer keeps events after gets event: reset.',
+    }),
+  ),
+});

@@ -33,10 +33,28 @@ export interface MetricSources {
   readonly door?: { readonly rateLimited: number };
   /** Outages of the shared rate-limit store (Redis). */
   readonly limiter?: { readonly faults: number };
+  /** The event log as this process follows it, and its event streams (src/events/). */
+  readonly events?: EventCounts;
 }
 
-/** Results of webhook deliveries (section 14): a 2xx within the deadline, or anything else. */
-export const WEBHOOK_RESULTS = ['delivered', 'failed'] as const;
+/** What the event hub and the streams count. */
+export interface EventCounts {
+  /** Log entries read, by kind. */
+  readonly seen: { readonly run: number; readonly tick: number };
+  /** Ticks this process appended to the log. */
+  readonly ticksWritten: number;
+  /** Events written to stream clients. */
+  readonly sent: number;
+  /** Stream clients disconnected for not reading. */
+  readonly dropped: number;
+}
+
+/**
+ * What webhook delivery attempts came to (section 14): delivered (a 2xx), retry (failed, tried again later),
+ * refused (not sent: the address is private; tried again later), gave-up (the last attempt failed), gone (410).
+ */
+export const WEBHOOK_RESULTS = ['delivered', 'retry', 'refused', 'gave-up', 'gone'] as const;
+export type WebhookResult = (typeof WEBHOOK_RESULTS)[number];
 
 type CounterSetter = (labels: Record<string, string>, value: number) => void;
 
@@ -49,7 +67,7 @@ export class Metrics {
   readonly ingest = { taken: 0, rejected: 0, records: 0 };
   /** Server-Sent Events clients connected to this process. */
   sseClients = 0;
-  readonly webhookDeliveries: Record<(typeof WEBHOOK_RESULTS)[number], number> = { delivered: 0, failed: 0 };
+  readonly webhookDeliveries: Record<WebhookResult, number> = { delivered: 0, retry: 0, refused: 0, 'gave-up': 0, gone: 0 };
   private sources: MetricSources = {};
 
   /** servesHttp: false for a cluster's primary, which counts what it does itself (the watch folder) but serves no HTTP. */
@@ -112,6 +130,19 @@ export class Metrics {
         this.set(metrics.sseClients);
       },
     });
+    counter('forecastd_events_seen_total', 'Entries of the event log read by this process: runs published, clock ticks.', ['kind'], (set) => {
+      set({ kind: 'run' }, this.sources.events?.seen.run ?? 0);
+      set({ kind: 'tick' }, this.sources.events?.seen.tick ?? 0);
+    });
+    counter('forecastd_event_ticks_written_total', 'Clock ticks this process appended to the event log (one per moment over all processes).', [], (set) =>
+      set({}, this.sources.events?.ticksWritten ?? 0),
+    );
+    counter('forecastd_events_sent_total', 'Events written to Server-Sent Events clients (catch-up included).', [], (set) =>
+      set({}, this.sources.events?.sent ?? 0),
+    );
+    counter('forecastd_sse_dropped_total', 'Server-Sent Events clients disconnected because they did not read fast enough.', [], (set) =>
+      set({}, this.sources.events?.dropped ?? 0),
+    );
     new Gauge({
       name: 'forecastd_workers',
       help: 'Processes serving HTTP whose metrics this scrape adds up (the workers of --workers N).',

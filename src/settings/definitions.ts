@@ -361,10 +361,22 @@ const TABLE = {
     arg: 'URL',
     help: 'the store to copy into (created and migrated if new)',
   }),
-  json: withDefault({ kind: onOff, default: false, commands: ['config', 'keys', 'status'], help: 'print JSON', origins: ['flag'] }),
-  // The attributes of one key (keys create / roll): arguments of a command line, never from the environment or a file.
-  name: unset({ kind: text('a key name'), commands: ['keys'], arg: 'NAME', help: 'keys create: the new key\'s name (unique among live keys)', origins: ['flag'] }),
-  farms: unset({ kind: farmIds, commands: ['keys'], arg: 'ID,ID,...', help: 'keys create: the sites the key may see (default: every site)', origins: ['flag'] }),
+  json: withDefault({ kind: onOff, default: false, commands: ['config', 'keys', 'status', 'webhooks'], help: 'print JSON', origins: ['flag'] }),
+  // The attributes of one key (keys create / roll) or webhook endpoint (webhooks add): arguments of a command line, never from the environment or a file.
+  name: unset({
+    kind: text('a name'),
+    commands: ['keys', 'webhooks'],
+    arg: 'NAME',
+    help: "keys create: the new key's name (unique among live keys); webhooks add: the endpoint's name (default: the URL's host)",
+    origins: ['flag'],
+  }),
+  farms: unset({
+    kind: farmIds,
+    commands: ['keys', 'webhooks'],
+    arg: 'ID,ID,...',
+    help: 'keys create: the sites the key may see; webhooks add: the sites whose runs the endpoint hears of (default: every site)',
+    origins: ['flag'],
+  }),
   rate: unset({ kind: perSecond, unit: 'requests/s', commands: ['keys'], arg: 'R', help: "keys create: the key's refill rate (default: the server's default-rate)", origins: ['flag'] }),
   burst: unset({ kind: requests, unit: 'requests', commands: ['keys'], arg: 'B', help: "keys create: the key's bucket size (default: the server's default-burst)", origins: ['flag'] }),
   admin: withDefault({ kind: onOff, default: false, commands: ['keys'], help: 'keys create: an operator key (/metrics; sees every site)', origins: ['flag'] }),

@@ -32,6 +32,16 @@ export interface LimitOptions {
   readonly keepAliveTimeoutMs: number;
 }
 
+/** Server-Sent Events (INTERFACE.md section 14); how long the log keeps entries is eventsKeepMs. */
+export interface EventOptions {
+  /** A stream with nothing to send gets a comment line this often, ms. */
+  readonly keepaliveMs: number;
+  /** Streams open at once per process. */
+  readonly maxClients: number;
+  /** Streams open at once per key and process. */
+  readonly maxClientsPerKey: number;
+}
+
 /** Watch-folder ingest (INTERFACE.md section 12): the folder and how long a file must stand still. */
 export interface WatchSettings {
   readonly dir: string;
@@ -57,12 +67,17 @@ export interface ServeOptions {
   readonly runDeadlineMs: number;
   /** Runs issued longer ago than this many days are removed (never a site's newest); 0 keeps everything. */
   readonly retentionDays: number;
+  /** Event log entries older than this are removed (never the newest), ms. */
+  readonly eventsKeepMs: number;
   /** After SIGTERM / SIGINT, how long in-flight requests may take before their connections are closed, ms. */
   readonly shutdownGraceMs: number;
   readonly store: StoreOptions;
   readonly access: AccessOptions;
   readonly limits: LimitOptions;
+  readonly events: EventOptions;
   readonly watch?: WatchSettings;
+  /** Webhooks (INTERFACE.md section 14): deliver to loopback and private network addresses too. */
+  readonly webhookAllowPrivate: boolean;
 }
 
 /** The options of `serve` (or of `config`, which shows serve's); throws a SettingError when settings contradict each other. */
@@ -87,6 +102,7 @@ export function serveOptions(s: Resolved): ServeOptions {
     workers: s.value('workers'),
     runDeadlineMs: s.value('run-deadline'),
     retentionDays: s.value('retention-days'),
+    eventsKeepMs: s.value('events-keep'),
     shutdownGraceMs: s.value('shutdown-grace'),
     cache: {
       seriesMb: s.value('series-cache-mb'),
@@ -117,6 +133,12 @@ export function serveOptions(s: Resolved): ServeOptions {
       requestTimeoutMs,
       keepAliveTimeoutMs: s.value('keep-alive-timeout'),
     },
+    events: {
+      keepaliveMs: s.value('sse-keepalive'),
+      maxClients: s.value('sse-max-clients'),
+      maxClientsPerKey: s.value('sse-max-clients-per-key'),
+    },
     watch: watchSettings(s),
+    webhookAllowPrivate: s.value('webhook-allow-private'),
   };
 }

@@ -32,7 +32,7 @@ describe('Metrics', () => {
     for (const cache of ['body', 'run']) {
       for (const result of ['hit', 'miss']) assert.ok(families.get('forecastd_cache_requests_total')!.samples.some((s) => s.labels.cache === cache && s.labels.result === result));
     }
-    for (const result of ['delivered', 'failed']) {
+    for (const result of ['delivered', 'retry', 'refused', 'gave-up', 'gone']) {
       assert.ok(families.get('forecastd_webhook_deliveries_total')!.samples.some((s) => s.labels.result === result && s.value === 0));
     }
     assert.equal(families.get('forecastd_http_requests_total')!.samples.length, 0);
@@ -56,7 +56,7 @@ describe('Metrics', () => {
     m.countIngestedFile({ ok: true, records: 1441 });
     m.countIngestedFile({ ok: true, records: 97 });
     m.countIngestedFile({ ok: false });
-    m.webhookDeliveries.failed = 1;
+    m.webhookDeliveries.retry = 1;
     const f = parsePromText(await m.registry.metrics());
     assert.equal(valueOf(f, 'forecastd_http_requests_total', { route: '/api/v1/forecast', code: '200' }), 2);
     assert.equal(valueOf(f, 'forecastd_http_requests_total', { route: '/api/v1/forecast', code: '404' }), 1);
@@ -83,7 +83,7 @@ describe('Metrics', () => {
     assert.equal(valueOf(f, 'forecastd_ingest_files_total', { result: 'taken' }), 2);
     assert.equal(valueOf(f, 'forecastd_ingest_files_total', { result: 'rejected' }), 1);
     assert.equal(valueOf(f, 'forecastd_ingest_records_total'), 1538);
-    assert.equal(valueOf(f, 'forecastd_webhook_deliveries_total', { result: 'failed' }), 1);
+    assert.equal(valueOf(f, 'forecastd_webhook_deliveries_total', { result: 'retry' }), 1);
     // Read again without change: the same values (collect() sets, it does not add).
     const again = parsePromText(await m.registry.metrics());
     assert.equal(valueOf(again, 'forecastd_http_requests_total', { route: '/api/v1/forecast', code: '200' }), 2);

@@ -1,0 +1,50 @@
+/** Shared setup of the event stream tests: a real store, a listening app, run files and the CLI that ingests them. */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/http/app.js';
+import type { AppContext } from '../../src/http/context.js';
+import { readRunCsv } from '../../src/ingest/runCsv.js';
+import type { Publication, Store } from '../../src/store/store.js';
+import { runCli } from '../helpers/cli.js';
+import { DEFAULT_RULES, farmsCsv, runCsv, type FarmFixture } from '../helpers/fixtures.js';
+
+/** A small run: a few steps are enough for events. */
+export const SMALL = { steps: [0, 1, 2] };
+
+/** Builds an app on the store and listens on a free port of 127.0.0.1. */
+export async function listen(store: Store, extra: Partial<AppContext> = {}): Promise<{ app: FastifyInstance; base: string }> {
+  const app = await buildApp({ store, rules: DEFAULT_RULES, version: 'test', ...extra });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const addr = app.server.address();
+  assert.ok(addr && typeof addr === 'object');
+  return { app, base: `http://127.0.0.1:${addr.port}` };
+}
+
+/** Registers farms through the CLI. */
+export async function importFarms(db: string, dir: string, farms: readonly FarmFixture[]): Promise<void> {
+  const file = join(dir, `farms-${farms.length}.csv`);
+  writeFileSync(file, farmsCsv(farms));
+  const r = await runCli(['farms', 'import', file, '--db', db]);
+  assert.equal(r.code, 0, r.stderr);
+}
+
+/** Ingests small runs through the CLI in another process; resolves when it has exited. */
+export async function ingest(db: string, dir: string, runs: ReadonlyArray<readonly [string, string]>): Promise<void> {
+  const files = runs.map(([farmId, issue]) => {
+    const file = join(dir, `${farmId}_${issue}.csv`);
+    writeFileSync(file, runCsv(issue, SMALL));
+    return file;
+  });
+  const r = await runCli(['ingest', ...files, '--db', db]);
+  assert.equal(r.code, 0, r.stderr);
+}
+
+/** Publishes a small run through a store handle (fast, for many events). */
+export async function publish(store: Store, farmId: string, issue: string): Promise<Publication> {
+  const run = readRunCsv(`${farmId}_${issue}.csv`, Buffer.from(runCsv(issue, SMALL)));
+  return store.putRun({ farmId: run.farmId, issue: run.issue, series: run.series });
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

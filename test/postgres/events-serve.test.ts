@@ -1,0 +1,3 @@
+import { runOnPostgres } from './onPostgres.js';
+
+await runOnPostgres(() => import('../events/serve.test.js'));
