@@ -27,7 +27,7 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { BENCH_DIR, benchSites, benchStore } from './lib/benchStore.js';
 import { httpRun, type Summary } from './lib/httpRun.js';
-import { BIN } from './lib/proc.js';
+import { BIN_ARGS } from './lib/proc.js';
 import { hotPaths } from './lib/requests.js';
 
 const SITES = Number(process.env.BENCH_SITES ?? 200);
@@ -41,7 +41,7 @@ const REDIS_TARGET = 0.8;
 
 const run = promisify(execFile);
 const log = (l: string): void => void process.stderr.write(l + '\n');
-const forecastd = (args: string[]) => run(process.execPath, [BIN, ...args], { maxBuffer: 1 << 20 });
+const forecastd = (args: string[]) => run(process.execPath, [...BIN_ARGS, ...args], { maxBuffer: 1 << 20 });
 
 mkdirSync(BENCH_DIR, { recursive: true });
 const db = process.env.BENCH_STORE_URL ?? (await benchStore(SITES, RUNS, log));

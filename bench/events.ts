@@ -19,7 +19,7 @@ import { copyFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { BENCH_DIR, BENCH_SEED, benchIssues, benchSites, benchStore } from './lib/benchStore.js';
-import { BIN, ensureWrk, peakRssMb, startPinned } from './lib/proc.js';
+import { BIN_ARGS, ensureWrk, peakRssMb, startPinned } from './lib/proc.js';
 import { hotPaths } from './lib/requests.js';
 import { median, wrk } from './lib/wrk.js';
 import { demoSeries } from '../src/demo/weather.js';
@@ -85,7 +85,7 @@ for (const suffix of ['', '-wal', '-shm']) rmSync(db + suffix, { force: true });
 copyFileSync(source, db);
 const farmIds = benchSites(SITES).map((s) => s.farmId);
 const server = await startPinned(SERVER_CORE, process.execPath, [
-  BIN, 'serve', '--workers', '1', '--port', '0', '--db', db,
+  ...BIN_ARGS, 'serve', '--workers', '1', '--port', '0', '--db', db,
   '--sse-max-clients', String(CLIENTS + 10), '--sse-max-clients-per-key', String(CLIENTS + 10),
 ]);
 const clients: Client[] = [];

@@ -14,7 +14,7 @@ import { formatIssue } from '../src/domain/time.js';
 import { demoFarmsCsv, demoIssues } from '../src/demo/sites.js';
 import { demoSeries } from '../src/demo/weather.js';
 import { BENCH_DIR, BENCH_NOW, BENCH_SEED, benchSites } from './lib/benchStore.js';
-import { BIN } from './lib/proc.js';
+import { BIN_ARGS } from './lib/proc.js';
 import { median } from './lib/wrk.js';
 
 const FILES = Number(process.env.BENCH_FILES ?? 1000);
@@ -49,9 +49,9 @@ const split: number[] = [];
 for (let round = 1; round <= ROUNDS; round++) {
   const db = join(dir, 'store.db');
   for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
-  timed([BIN, 'farms', 'import', join(dir, 'farms.csv'), '--db', db]);
+  timed([...BIN_ARGS, 'farms', 'import', join(dir, 'farms.csv'), '--db', db]);
   split.push(timed([SPLIT, runsDir]));
-  ingest.push(timed([BIN, 'ingest', runsDir, '--db', db]));
+  ingest.push(timed([...BIN_ARGS, 'ingest', runsDir, '--db', db]));
   process.stderr.write(`round ${round}: ingest ${ingest.at(-1)!.toFixed(2)} s, read+split ${split.at(-1)!.toFixed(2)} s\n`);
 }
 const ing = median(ingest);

@@ -19,7 +19,7 @@ import { demoFarmsCsv, demoIssues } from '../src/demo/sites.js';
 import { demoSeries } from '../src/demo/weather.js';
 import { parseDuration } from '../src/settings/duration.js';
 import { BENCH_DIR, BENCH_NOW, BENCH_SEED, benchSites } from './lib/benchStore.js';
-import { BIN, peakRssMb } from './lib/proc.js';
+import { BIN_ARGS, peakRssMb } from './lib/proc.js';
 import { median } from './lib/wrk.js';
 
 const FILES = Number(process.env.BENCH_FILES ?? 1000);
@@ -51,14 +51,14 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 function freshStore(): string {
   const db = join(dir, 'watch-store.db');
   for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
-  execFileSync(process.execPath, [BIN, 'farms', 'import', join(dir, 'farms.csv'), '--db', db], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [...BIN_ARGS, 'farms', 'import', join(dir, 'farms.csv'), '--db', db], { stdio: ['ignore', 'ignore', 'inherit'] });
   return db;
 }
 
 function timedIngest(): number {
   const db = freshStore();
   const t0 = process.hrtime.bigint();
-  execFileSync(process.execPath, [BIN, 'ingest', runsDir, '--db', db], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [...BIN_ARGS, 'ingest', runsDir, '--db', db], { stdio: ['ignore', 'ignore', 'inherit'] });
   return Number(process.hrtime.bigint() - t0) / 1e9;
 }
 
@@ -79,7 +79,7 @@ async function timedWatch(): Promise<{ total: number; taking: number; rssMb: num
   mkdirSync(staging);
   // Staged as links on the same file system, so that the drop is 1,000 renames.
   for (const n of names) linkSync(join(runsDir, n), join(staging, n));
-  const child = spawn(process.execPath, [BIN, 'ingest', '--watch', root, '--db', db, '--settle', SETTLE], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...BIN_ARGS, 'ingest', '--watch', root, '--db', db, '--settle', SETTLE], { stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   while (!existsSync(join(root, '.forecastd', 'claims')) || readdirSync(join(root, '.forecastd', 'claims')).length === 0) await sleep(10);
   await sleep(300);

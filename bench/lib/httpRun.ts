@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_DIR, benchIssues, benchSites, benchStore } from './benchStore.js';
-import { BIN, ensureWrk, peakRssMb, startPinned, type Server } from './proc.js';
+import { BIN_ARGS, ensureWrk, peakRssMb, startPinned, type Server } from './proc.js';
 import { csvPaths, hotPaths, mixedLua } from './requests.js';
 import { median, wrk, type Requests, type WrkResult } from './wrk.js';
 
@@ -72,7 +72,7 @@ export async function httpRun(
   const farmIds = benchSites(o.sites).map((s) => s.farmId);
   const issues = benchIssues(o.runs);
   const serve = (args: readonly string[]): Promise<Server> =>
-    startPinned(SERVER_CORE, process.execPath, [BIN, 'serve', '--workers', '1', '--port', '0', '--db', db, ...args]);
+    startPinned(SERVER_CORE, process.execPath, [...BIN_ARGS, 'serve', '--workers', '1', '--port', '0', '--db', db, ...args]);
   const server = await serve(o.serveArgs ?? []);
   const servers: Server[] = [server];
   try {

@@ -6,6 +6,20 @@ import { fileURLToPath } from 'node:url';
 /** The forecastd executable of this tree. */
 export const BIN = fileURLToPath(new URL('../../../bin/forecastd.js', import.meta.url));
 
+/**
+ * The Node flags an executable's first line starts it with
+ * (`#!/usr/bin/env -S node FLAGS`), so that a benchmark runs forecastd as the
+ * `forecastd` command does, with this process's node.
+ */
+export function nodeFlagsOf(bin: string): string[] {
+  const first = readFileSync(bin, 'utf8').split('\n', 1)[0]!;
+  const m = /^#!\S*env -S node((?:\s+-\S+)*)\s*$/.exec(first);
+  return m === null ? [] : m[1]!.trim().split(/\s+/).filter((f) => f.length > 0);
+}
+
+/** Node's arguments to run this tree's forecastd: its flags, then the executable. */
+export const BIN_ARGS: readonly string[] = [...nodeFlagsOf(BIN), BIN];
+
 const TICKS_PER_S = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 /** CPU seconds (user + system) a process has used so far. */

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { cellValue, eventually, farmsCsv, runCsv, testDbUrl } from '../helpers/fixtures.js';
-import { childPids, runCli, serve } from '../helpers/cli.js';
+import { childPids, commandLine, runCli, serve } from '../helpers/cli.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -160,7 +160,8 @@ describe('farms import, ingest, serve, SIGTERM', () => {
   });
 
   test('serve --workers 2 shares one port between two processes, and SIGTERM stops them all with 0', async () => {
-    const s = await serve(['--db', db, '--workers', '2']);
+    // Run as the command itself: its first line starts node with --single-threaded-gc, which the workers inherit.
+    const s = await serve(['--db', db, '--workers', '2'], {}, { asCommand: true });
     let pids: number[] = [];
     try {
       const bodies = await Promise.all(
@@ -170,6 +171,7 @@ describe('farms import, ingest, serve, SIGTERM', () => {
       assert.equal(JSON.parse(bodies[0]!).code, 0);
       pids = childPids(s.child.pid!);
       assert.equal(pids.length, 2, 'two workers');
+      for (const pid of [s.child.pid!, ...pids]) assert.ok(commandLine(pid).includes('--single-threaded-gc'), commandLine(pid).join(' '));
     } finally {
       assert.equal(await s.stop(), 0, s.stderr());
     }

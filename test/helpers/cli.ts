@@ -1,4 +1,5 @@
 /** Running the real command line (bin/forecastd.js) in tests. */
+import { readFileSync } from 'node:fs';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -31,10 +32,14 @@ export interface Served {
   stderr(): string;
 }
 
-/** Starts `forecastd serve --port 0 ...` and waits for its "listening on" line. */
-export function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Served> {
+/**
+ * Starts `forecastd serve --port 0 ...` and waits for its "listening on" line;
+ * with asCommand, runs the executable itself (its first line picks node and its flags).
+ */
+export function serve(args: string[], env: NodeJS.ProcessEnv = {}, o: { asCommand?: boolean } = {}): Promise<Served> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+    const argv = [BIN, 'serve', '--port', '0', ...args];
+    const child = spawn(o.asCommand === true ? argv[0]! : process.execPath, o.asCommand === true ? argv.slice(1) : argv, {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -67,6 +72,11 @@ export function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Serv
       reject(new Error(`serve exited with ${code}: ${err}`));
     });
   });
+}
+
+/** A process's command line, argument by argument (Linux). */
+export function commandLine(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a.length > 0);
 }
 
 /** Process ids of the direct children of a process (Linux). */
