@@ -3,7 +3,8 @@
  * the retention period are removed, but never a site's newest run, so a site
  * whose provider stopped delivering still answers with its last forecast.
  * The event log (section 14) keeps its entries for `events-keep` (never
- * removing the newest, so the last id given survives).
+ * removing the newest, so the last id given survives), and the webhook outbox
+ * its delivered and given-up deliveries as long (never a pending one).
  * `serve` prunes at start and hourly; `forecastd prune` on demand.
  */
 import { formatIssue, HOUR_MS } from '../domain/time.js';
@@ -24,7 +25,8 @@ export function pruneEventLog(store: Store, keepMs: number, nowMs: number): Prom
 
 /**
  * Removes (or with dryRun lists) the runs past the period; `days` 0 keeps every run. With `eventsKeepMs`,
- * also removes the event log's entries older than that (not in a dry run, which changes nothing).
+ * also removes the event log's entries older than that, and the outbox's delivered and given-up deliveries
+ * last attempted before then (not in a dry run, which changes nothing).
  */
 export async function pruneOld(
   store: Store,
@@ -34,7 +36,10 @@ export async function pruneOld(
   eventsKeepMs?: number,
 ): Promise<readonly RunKey[]> {
   const runs = days === 0 ? [] : await store.pruneRuns(retentionCutoff(nowMs, days), dryRun);
-  if (eventsKeepMs !== undefined && !dryRun) await pruneEventLog(store, eventsKeepMs, nowMs);
+  if (eventsKeepMs !== undefined && !dryRun) {
+    await pruneEventLog(store, eventsKeepMs, nowMs);
+    await store.pruneDeliveries(nowMs - eventsKeepMs);
+  }
   return runs;
 }
 

@@ -466,6 +466,8 @@ export interface Store {
   claimDeliveries(now: number, owner: string, leaseMs: number, limit: number): Promise<readonly Delivery[]>;
   /** Records an attempt's outcome and frees the lease (gone also disables the endpoint). */
   finishDelivery(id: number, outcome: DeliveryOutcome): Promise<void>;
+  /** Removes the deliveries delivered or given up whose last attempt is older than `before` (epoch ms), never a pending one; how many. */
+  pruneDeliveries(before: number): Promise<number>;
   /** Makes the endpoint's pending deliveries due at `now`; how many; undefined when there is no endpoint of that name. */
   retryWebhook(name: string, now: number): Promise<number | undefined>;
   /** A named mark that only moves forward (e.g. how far the webhook notifier has followed the log). */

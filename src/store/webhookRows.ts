@@ -52,6 +52,10 @@ export const DELIVERY_COLUMNS =
 /** Deliveries neither delivered nor given up (alias d). */
 export const PENDING = 'd.delivered_at IS NULL AND d.gave_up_at IS NULL';
 
+/** Deliveries delivered or given up (alias d), and when they were last attempted (or finished). */
+export const FINISHED = `NOT (${PENDING})`;
+export const FINISHED_AT = 'coalesce(d.last_attempt_at, d.delivered_at, d.gave_up_at)';
+
 /** The latest attempt among an endpoint's deliveries (w), one column of it. */
 const lastAttempt = (column: string): string => `(SELECT d.${column} FROM webhook_deliveries d
       WHERE d.webhook_id = w.id AND d.last_attempt_at IS NOT NULL ORDER BY d.last_attempt_at DESC, d.id DESC LIMIT 1)`;

@@ -2,7 +2,8 @@
  * Retention: exactly the runs past the period are removed, never a site's
  * newest; a dry run removes nothing; caches drop what was removed; the SQLite
  * file shrinks; the event log keeps entries for events-keep only (never its
- * newest); `forecastd prune` and `serve` do it through the command line.
+ * newest), the webhook outbox its finished deliveries as long; `forecastd
+ * prune` and `serve` do it through the command line.
  */
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
@@ -96,6 +97,32 @@ describe('retention', () => {
     await pruneOld(store, 31, NOW, false);
     assert.equal((await store.eventsAfter(0, 100_000)).length, before);
     assert.equal((await store.eventBounds()).last, last);
+  });
+
+  test('with events-keep, the webhook outbox loses its finished deliveries last attempted before then, never a pending one', async () => {
+    const w = await store.addWebhook({ name: 'retention', url: 'https://example.com/r', secret: 's', farms: null }, NOW - 3 * DAY);
+    try {
+      const notice = (msgId: string) => ({ webhookId: w.id, msgId, type: 'issue.complete' as const, issue: '2026112200', body: '{}', createdAt: NOW - 3 * DAY });
+      const ids = ['old', 'recent', 'pending'];
+      for (const id of ids) await store.enqueueDelivery(notice(id));
+      const byMsg = new Map((await store.claimDeliveries(NOW - 3 * DAY, 'p', 60_000, 10)).map((d) => [d.msgId, d.id]));
+      await store.finishDelivery(byMsg.get('old')!, { result: 'delivered', detail: '200', at: NOW - 2 * DAY });
+      await store.finishDelivery(byMsg.get('recent')!, { result: 'gave-up', detail: '500', at: NOW - HOUR });
+      await store.finishDelivery(byMsg.get('pending')!, { result: 'retry', detail: '503', at: NOW - 2 * DAY, nextAttemptAt: NOW });
+      /** The notices still in the outbox (enqueueing one that is there is a no-op). */
+      const left = async (): Promise<string[]> => {
+        const found: string[] = [];
+        for (const id of ids) if (!(await store.enqueueDelivery(notice(id)))) found.push(id);
+        return found;
+      };
+      await pruneOld(store, 0, NOW, true, DAY);
+      await pruneOld(store, 31, NOW, false);
+      assert.deepEqual(await left(), ids, 'a dry run, or no events-keep, removes nothing');
+      await pruneOld(store, 0, NOW, false, DAY);
+      assert.deepEqual(await left(), ['recent', 'pending']);
+    } finally {
+      await store.removeWebhook('retention');
+    }
   });
 
   test('scheduled retention prunes the log at start, also when every run is kept', async () => {

@@ -965,6 +965,41 @@ export function storeConformance(adapter: string, open: () => Promise<StoreHarne
       }
     });
 
+    test('pruneDeliveries removes the delivered and given-up deliveries last attempted before the cutoff, never a pending one', async () => {
+      const w = await store.addWebhook({ name: 'hook-prune', url: 'https://example.com/p', secret: 's', farms: null }, T);
+      try {
+        const notice = (msgId: string) => ({ webhookId: w.id, msgId, type: 'issue.complete' as const, issue: '2026120300', body: '{}', createdAt: T });
+        const ids = ['delivered-old', 'gave-up-old', 'gone-old', 'delivered-new', 'gave-up-new', 'retry-old', 'never-tried'];
+        for (const id of ids) assert.ok(await store.enqueueDelivery(notice(id)));
+        const byMsg = new Map((await store.claimDeliveries(T + 1, 'p', 60_000, 10)).map((d) => [d.msgId, d.id]));
+        assert.equal(byMsg.size, ids.length);
+        await store.finishDelivery(byMsg.get('delivered-old')!, { result: 'delivered', detail: '200', at: T + 10 });
+        await store.finishDelivery(byMsg.get('gave-up-old')!, { result: 'gave-up', detail: '500', at: T + 20 });
+        await store.finishDelivery(byMsg.get('delivered-new')!, { result: 'delivered', detail: '204', at: T + 2_000 });
+        await store.finishDelivery(byMsg.get('gave-up-new')!, { result: 'gave-up', detail: 'timeout', at: T + 2_001 });
+        await store.finishDelivery(byMsg.get('retry-old')!, { result: 'retry', detail: '503', at: T + 30, nextAttemptAt: T + 3_000_000 });
+        // Last: gone disables the endpoint, which leaves its other deliveries as they are.
+        await store.finishDelivery(byMsg.get('gone-old')!, { result: 'gone', detail: '410', at: T + 40 });
+        // never-tried stays leased and unattempted; both pending ones are older than every cutoff below.
+        await assert.rejects(store.pruneDeliveries(T + 0.5), RangeError);
+        assert.equal(await store.pruneDeliveries(T + 10), 0, 'strictly older than the cutoff');
+        assert.equal(await store.pruneDeliveries(T + 1_000), 3);
+        assert.equal(await store.pruneDeliveries(T + 1_000), 0);
+        // A removed delivery's notice could be enqueued again; the others are still there.
+        const still = async (): Promise<string[]> => {
+          const left: string[] = [];
+          for (const id of ids) if (!(await store.enqueueDelivery(notice(id)))) left.push(id);
+          return left;
+        };
+        assert.deepEqual(await still(), ['delivered-new', 'gave-up-new', 'retry-old', 'never-tried']);
+        assert.equal((await store.listWebhooks()).find((x) => x.name === 'hook-prune')!.pending, 2 + 3, 'the pending ones and the three enqueued again');
+        assert.equal(await store.pruneDeliveries(Number.MAX_SAFE_INTEGER), 2);
+        assert.equal((await store.listWebhooks()).find((x) => x.name === 'hook-prune')!.pending, 5, 'no pending delivery is removed');
+      } finally {
+        await store.removeWebhook('hook-prune');
+      }
+    });
+
     test('marks: 0 until set, only move forward, the same in every handle', async () => {
       assert.equal(await store.readMark('notifier'), 0);
       await store.advanceMark('notifier', 5);

@@ -59,6 +59,8 @@ import {
   checkNewWebhook,
   checkOutcome,
   DELIVERY_COLUMNS,
+  FINISHED,
+  FINISHED_AT,
   GONE_REASON,
   listWebhooksSql,
   PENDING,
@@ -826,6 +828,14 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
           ]);
         }
       });
+    },
+
+    async pruneDeliveries(before) {
+      checkTime('the cutoff', before);
+      const r = await transaction(primary, (c) =>
+        c.query(`DELETE FROM webhook_deliveries d WHERE ${FINISHED} AND ${FINISHED_AT} < $1`, [before]),
+      );
+      return r.rowCount ?? 0;
     },
 
     async retryWebhook(name, now) {

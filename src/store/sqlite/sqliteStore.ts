@@ -42,6 +42,8 @@ import {
   checkNewWebhook,
   checkOutcome,
   DELIVERY_COLUMNS,
+  FINISHED,
+  FINISHED_AT,
   GONE_REASON,
   listWebhooksSql,
   PENDING,
@@ -364,6 +366,7 @@ export function openSqliteStore(path: string): Store {
     disable: db.prepare<[number, string, number], unknown>(
       'UPDATE webhooks SET disabled_at = ?, disabled_reason = ? WHERE id = ? AND disabled_at IS NULL',
     ),
+    prune: db.prepare<[number], unknown>(`DELETE FROM webhook_deliveries AS d WHERE ${FINISHED} AND ${FINISHED_AT} < ?`),
     retry: db.prepare<[number, number], unknown>(
       `UPDATE webhook_deliveries AS d SET next_attempt_at = ?, lease_owner = NULL, lease_until = NULL
        WHERE d.webhook_id = ? AND ${PENDING}`,
@@ -436,6 +439,10 @@ export function openSqliteStore(path: string): Store {
     async finishDelivery(id, outcome) {
       const next = checkOutcome(outcome);
       finish.immediate(id, outcome, next);
+    },
+    async pruneDeliveries(before) {
+      checkTime('the cutoff', before);
+      return wq.prune.run(before).changes;
     },
     async retryWebhook(name, now) {
       checkTime('now', now);
