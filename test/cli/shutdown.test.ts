@@ -4,11 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { runCli, serve } from '../helpers/cli.js';
-import { farmsCsv, testDbUrl } from '../helpers/fixtures.js';
+import { importFarms, serve } from '../helpers/cli.js';
+import { testDbUrl } from '../helpers/fixtures.js';
 
 let db = '';
 let drop: () => Promise<void>;
@@ -17,8 +15,7 @@ before(async () => {
   const t = await testDbUrl();
   db = t.url;
   drop = t.drop;
-  writeFileSync(join(t.dir, 'farms.csv'), farmsCsv());
-  assert.equal((await runCli(['farms', 'import', join(t.dir, 'farms.csv'), '--db', db])).code, 0);
+  await importFarms(db, t.dir);
 });
 
 after(async () => drop?.());

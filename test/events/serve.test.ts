@@ -9,7 +9,8 @@ import { after, before, test } from 'node:test';
 import { serve } from '../helpers/cli.js';
 import { FARMS, testDbUrl } from '../helpers/fixtures.js';
 import { openStream, type Stream } from '../helpers/sse.js';
-import { importFarms, ingest } from './support.js';
+import { ingest } from './support.js';
+import { importFarms } from '../helpers/cli.js';
 
 let db = '';
 let dir = '';

@@ -13,7 +13,8 @@ import type { Store } from '../../src/store/store.js';
 import { FARMS, testStore } from '../helpers/fixtures.js';
 import { bearer, createKey } from '../helpers/keys.js';
 import { openStream, type Stream } from '../helpers/sse.js';
-import { importFarms, ingest, listen, publish, sleep } from './support.js';
+import { ingest, listen, publish, sleep } from './support.js';
+import { importFarms } from '../helpers/cli.js';
 
 let store: Store;
 /** Another handle on the same store: its commits reach the server as another process's do (by polling). */

@@ -8,7 +8,7 @@ import type { AppContext } from '../../src/http/context.js';
 import { readRunCsv } from '../../src/ingest/runCsv.js';
 import type { Publication, Store } from '../../src/store/store.js';
 import { runCli } from '../helpers/cli.js';
-import { DEFAULT_RULES, farmsCsv, runCsv, type FarmFixture } from '../helpers/fixtures.js';
+import { DEFAULT_RULES, runCsv } from '../helpers/fixtures.js';
 
 /** A small run: a few steps are enough for events. */
 export const SMALL = { steps: [0, 1, 2] };
@@ -22,13 +22,6 @@ export async function listen(store: Store, extra: Partial<AppContext> = {}): Pro
   return { app, base: `http://127.0.0.1:${addr.port}` };
 }
 
-/** Registers farms through the CLI. */
-export async function importFarms(db: string, dir: string, farms: readonly FarmFixture[]): Promise<void> {
-  const file = join(dir, `farms-${farms.length}.csv`);
-  writeFileSync(file, farmsCsv(farms));
-  const r = await runCli(['farms', 'import', file, '--db', db]);
-  assert.equal(r.code, 0, r.stderr);
-}
 
 /** Ingests small runs through the CLI in another process; resolves when it has exited. */
 export async function ingest(db: string, dir: string, runs: ReadonlyArray<readonly [string, string]>): Promise<void> {

@@ -4,12 +4,10 @@
  * (URL, registered sites, names), the list and its JSON, and the errors.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openStore } from '../../src/store/openStore.js';
-import { runCli } from '../helpers/cli.js';
-import { farmsCsv, testDbUrl } from '../helpers/fixtures.js';
+import { importFarms, runCli } from '../helpers/cli.js';
+import { testDbUrl } from '../helpers/fixtures.js';
 
 let db = '';
 let drop: () => Promise<void>;
@@ -20,8 +18,7 @@ before(async () => {
   const t = await testDbUrl();
   db = t.url;
   drop = t.drop;
-  writeFileSync(join(t.dir, 'farms.csv'), farmsCsv());
-  assert.equal((await runCli(['farms', 'import', join(t.dir, 'farms.csv'), '--db', db])).code, 0);
+  await importFarms(db, t.dir);
 });
 after(async () => drop?.());
 

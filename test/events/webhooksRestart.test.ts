@@ -12,8 +12,8 @@ import { after, before, test } from 'node:test';
 import { noticeId } from '../../src/events/webhooks/notifier.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { WebhookSummary } from '../../src/store/store.js';
-import { runCli, serve, type Served } from '../helpers/cli.js';
-import { FARMS, farmsCsv, runCsv, testDbUrl } from '../helpers/fixtures.js';
+import { importFarms, runCli, serve, type Served } from '../helpers/cli.js';
+import { FARMS, runCsv, testDbUrl } from '../helpers/fixtures.js';
 import { receiver, until, verified, type Receiver } from '../helpers/webhooks.js';
 
 const ENV = { FORECASTD_TEST_WEBHOOK_RETRY_SCALE: '0.001' };
@@ -56,8 +56,7 @@ async function deliveredOnce(issue: string): Promise<void> {
 before(async () => {
   ({ url: db, dir, drop } = await testDbUrl());
   rx = await receiver();
-  writeFileSync(join(dir, 'farms.csv'), farmsCsv());
-  assert.equal((await runCli(['farms', 'import', join(dir, 'farms.csv'), '--db', db])).code, 0);
+  await importFarms(db, dir);
   const r = await runCli(['webhooks', 'add', `${rx.url}/desk`, '--name', 'desk', '--db', db]);
   assert.equal(r.code, 0, r.stderr);
   secret = r.stdout.trim();

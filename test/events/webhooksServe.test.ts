@@ -15,8 +15,8 @@ import { after, before, describe, test } from 'node:test';
 import { noticeId } from '../../src/events/webhooks/notifier.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { WebhookSummary } from '../../src/store/store.js';
-import { runCli, serve, type Served } from '../helpers/cli.js';
-import { farmsCsv, runCsv, testDbUrl } from '../helpers/fixtures.js';
+import { importFarms, runCli, serve, type Served } from '../helpers/cli.js';
+import { runCsv, testDbUrl } from '../helpers/fixtures.js';
 import { receiver, until, verified, type Receiver } from '../helpers/webhooks.js';
 import { parsePromText, valueOf } from '../ops/promText.js';
 
@@ -63,8 +63,7 @@ before(async () => {
     if (path === '/gone') return { status: 410 };
     return { status: 204 };
   };
-  writeFileSync(join(dir, 'farms.csv'), farmsCsv());
-  assert.equal((await runCli(['farms', 'import', join(dir, 'farms.csv'), '--db', db])).code, 0);
+  await importFarms(db, dir);
   await addHook('all', '/all');
   await addHook('scoped', '/scoped', ['--farms', 'WF_A']);
   await addHook('flaky', '/flaky');

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { runCli, serve, type Served } from '../helpers/cli.js';
-import { FARMS, farmsCsv, runCsv, testDbUrl } from '../helpers/fixtures.js';
+import { importFarms, runCli, serve, type Served } from '../helpers/cli.js';
+import { FARMS, runCsv, testDbUrl } from '../helpers/fixtures.js';
 import { receiver, until, verified, type Receiver } from '../helpers/webhooks.js';
 import { parsePromText, valueOf } from '../ops/promText.js';
 
@@ -28,8 +28,7 @@ before(async () => {
   // /b fails the first attempt of each notice.
   rx.answer = (_n, path, headers) =>
     path === '/b' && rx.byId(String(headers['webhook-id'])).length === 0 ? { status: 500 } : { status: 200 };
-  writeFileSync(join(dir, 'farms.csv'), farmsCsv());
-  assert.equal((await runCli(['farms', 'import', join(dir, 'farms.csv'), '--db', db])).code, 0);
+  await importFarms(db, dir);
   for (const name of ['a', 'b']) {
     const r = await runCli(['webhooks', 'add', `${rx.url}/${name}`, '--name', name, '--db', db]);
     assert.equal(r.code, 0, r.stderr);

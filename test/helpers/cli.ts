@@ -1,7 +1,10 @@
 /** Running the real command line (bin/forecastd.js) in tests. */
-import { readFileSync } from 'node:fs';
+import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FARMS, farmsCsv, type FarmFixture } from './fixtures.js';
 
 export const BIN = fileURLToPath(new URL('../../../bin/forecastd.js', import.meta.url));
 
@@ -83,4 +86,12 @@ export function commandLine(pid: number): string[] {
 export function childPids(pid: number): number[] {
   const out = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' });
   return out.split('\n').map((l) => Number(l.trim())).filter((n) => n > 0);
+}
+
+/** Registers sites (the standard fixture by default) through `forecastd farms import`, written as a registry file in dir. */
+export async function importFarms(db: string, dir: string, farms: readonly FarmFixture[] = FARMS): Promise<void> {
+  const file = join(dir, `farms-${farms.length}.csv`);
+  writeFileSync(file, farmsCsv(farms));
+  const r = await runCli(['farms', 'import', file, '--db', db]);
+  assert.equal(r.code, 0, r.stderr);
 }

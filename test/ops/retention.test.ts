@@ -14,8 +14,8 @@ import { retentionCutoff, pruneOld, scheduleRetention } from '../../src/ops/rete
 import { ReadModel } from '../../src/query/readModel.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
-import { runCli, serve } from '../helpers/cli.js';
-import { farmsCsv, runCsv, seed, TEST_STORE_KIND, testDbUrl, testStore } from '../helpers/fixtures.js';
+import { importFarms, runCli, serve } from '../helpers/cli.js';
+import { runCsv, seed, TEST_STORE_KIND, testDbUrl, testStore } from '../helpers/fixtures.js';
 
 const NOW = Date.UTC(2026, 10, 25, 0, 30); // 2026-11-25T00:30Z
 const HOUR = 3_600_000;
@@ -166,8 +166,7 @@ describe('forecastd prune and serve', () => {
   let drop: () => Promise<void>;
   before(async () => {
     ({ db, dir, drop } = await testDbUrl().then((t) => ({ db: t.url, dir: t.dir, drop: t.drop })));
-    writeFileSync(join(dir, 'farms.csv'), farmsCsv());
-    assert.equal((await runCli(['farms', 'import', join(dir, 'farms.csv'), '--db', db])).code, 0);
+    await importFarms(db, dir);
     const files = ['WF_A_2020010100', 'WF_A_2020010200', 'WF_A_2026112000', 'PV_B_2020010100'].map((n) => {
       const path = join(dir, `${n}.csv`);
       writeFileSync(path, runCsv(n.slice(-10), { steps: [0] }));

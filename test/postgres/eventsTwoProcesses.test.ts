@@ -11,7 +11,8 @@ import { serve, type Served } from '../helpers/cli.js';
 import { FARMS, tempDir } from '../helpers/fixtures.js';
 import { freshPgDatabase, pgTestOptions } from '../helpers/pg.js';
 import { openStream, type SseEvent } from '../helpers/sse.js';
-import { importFarms, ingest } from '../events/support.js';
+import { ingest } from '../events/support.js';
+import { importFarms } from '../helpers/cli.js';
 
 const options = await pgTestOptions();
 let db: Awaited<ReturnType<typeof freshPgDatabase>>;
