@@ -2,29 +2,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Metrics } from '../../src/ops/metrics.js';
-import { parsePromText, valueOf } from './promText.js';
-
-const REQUIRED = [
-  'forecastd_http_requests_total',
-  'forecastd_http_request_duration_seconds',
-  'forecastd_ingest_files_total',
-  'forecastd_ingest_records_total',
-  'forecastd_cache_requests_total',
-  'forecastd_store_errors_total',
-  'forecastd_rate_limited_total',
-  'forecastd_sse_clients',
-  'forecastd_webhook_deliveries_total',
-  'process_cpu_seconds_total',
-  'process_resident_memory_bytes',
-  'nodejs_heap_size_used_bytes',
-  'nodejs_eventloop_lag_seconds',
-];
+import { parsePromText, PROCESS_METRICS, valueOf } from './promText.js';
 
 describe('Metrics', () => {
   test('every metric is there, typed, and zero before anything happened', async () => {
     const m = new Metrics();
     const families = parsePromText(await m.registry.metrics());
-    for (const name of REQUIRED) assert.ok(families.has(name), name);
+    for (const name of PROCESS_METRICS) assert.ok(families.has(name), name);
     assert.equal(families.get('forecastd_http_requests_total')!.type, 'counter');
     assert.equal(families.get('forecastd_http_request_duration_seconds')!.type, 'histogram');
     assert.equal(families.get('forecastd_sse_clients')!.type, 'gauge');

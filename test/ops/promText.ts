@@ -197,3 +197,24 @@ export function havePromtool(): boolean {
 export function promtoolCheck(text: string): void {
   execFileSync('promtool', ['check', 'metrics'], { input: text, stdio: ['pipe', 'pipe', 'pipe'] });
 }
+
+/**
+ * The metrics INTERFACE.md section 13 names that a serving process exports
+ * itself (the store's gauges, forecastd_runs and forecastd_latest_run_age_seconds,
+ * come with a served /metrics only), and a sample of prom-client's defaults.
+ */
+export const PROCESS_METRICS: readonly string[] = [
+  'forecastd_http_requests_total',
+  'forecastd_http_request_duration_seconds',
+  'forecastd_ingest_files_total',
+  'forecastd_ingest_records_total',
+  'forecastd_cache_requests_total',
+  'forecastd_store_errors_total',
+  'forecastd_rate_limited_total',
+  'forecastd_sse_clients',
+  'forecastd_webhook_deliveries_total',
+  'process_cpu_seconds_total',
+  'process_resident_memory_bytes',
+  'nodejs_heap_size_used_bytes',
+  'nodejs_eventloop_lag_seconds',
+];
