@@ -158,13 +158,25 @@ async function migrate(pool: pg.Pool): Promise<void> {
   }
 }
 
+/** Pool clients that carry our error listener (added once per client, which the pool reuses). */
+const guarded = new WeakSet<pg.PoolClient>();
+const ignoreError = (): void => undefined;
+
 /** A client of the pool; whatever keeps us from connecting (refused, timed out, database closed) is unavailability. */
 async function connect(pool: pg.Pool): Promise<pg.PoolClient> {
+  let client: pg.PoolClient;
   try {
-    return await pool.connect();
+    client = await pool.connect();
   } catch (err) {
     throw new StoreUnavailableError('the PostgreSQL store is not reachable', { cause: err });
   }
+  // The pool listens for errors of idle clients only: a checked-out client whose server goes away between two
+  // statements emits 'error', which would crash the process; the statement that fails reports it instead.
+  if (!guarded.has(client)) {
+    guarded.add(client);
+    client.on('error', ignoreError);
+  }
+  return client;
 }
 
 /** Runs fn in one transaction on a client of the pool. */
