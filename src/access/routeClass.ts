@@ -6,11 +6,14 @@
  */
 export type RouteClass = 'api' | 'open' | 'admin';
 
-/** Paths any caller may read: health, the API's description and catalogue (what a client needs before it has a key). */
-export const OPEN_PATHS: readonly string[] = ['/healthz', '/readyz', '/api/v1/openapi.json', '/api/v1/elements', '/docs'];
+/**
+ * Paths any caller may read: health, the API's description and catalogue (what a client needs before it has
+ * a key), and the console's page, which asks for a key itself when the API wants one.
+ */
+export const OPEN_PATHS: readonly string[] = ['/', '/healthz', '/readyz', '/api/v1/openapi.json', '/api/v1/elements', '/docs'];
 
-/** Open path prefixes: static files of the docs page. */
-export const OPEN_PREFIXES: readonly string[] = ['/docs/'];
+/** Open path prefixes: static files of the docs page and of the console. */
+export const OPEN_PREFIXES: readonly string[] = ['/docs/', '/console/'];
 
 export const ADMIN_PATHS: readonly string[] = ['/metrics'];
 

@@ -31,6 +31,7 @@ import { healthRoutes } from './routes/health.js';
 import { issuesRoute } from './routes/issues.js';
 import { eventsRoute } from './routes/events.js';
 import { EventHub } from '../events/hub.js';
+import { consoleRoutes } from '../console/consoleRoutes.js';
 import { DEFAULT_BUFFER_BYTES, EventStreams } from '../events/sse.js';
 
 declare module 'fastify' {
@@ -250,6 +251,7 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
 
   await hub.start();
   await registerOpenApi(app, ctx.version);
+  if (!(await consoleRoutes(app))) app.log.warn('the console is not built (npm run build): GET / answers 404');
   healthRoutes(app, ctx, () => closing);
   farmsRoute(app, ctx);
   issuesRoute(app, ctx);
