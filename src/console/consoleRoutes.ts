@@ -30,12 +30,27 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** Registers the console; false when it was not built (the page then answers 404 like any unknown path). */
-export async function consoleRoutes(app: FastifyInstance, dir: string = CONSOLE_DIR): Promise<boolean> {
+/** A file the build named by its content (`/app-0123456789.js`), or a compressed form of one. */
+const HASHED_NAME = /^\/[a-z]+-[0-9a-f]{10}\.[a-z]+(\.br|\.gz)?$/;
+
+/** The page's mark that the server fills in when it serves it: whether the API wants a key right now. */
+const KEYS_MARK = 'data-keys="unknown"';
+
+/**
+ * Registers the console; false when it was not built (the page then answers 404 like any unknown path).
+ * `keysRequired` is asked on every load of the page, so that it asks for a key before its first request
+ * rather than after a refusal.
+ */
+export async function consoleRoutes(app: FastifyInstance, keysRequired: () => boolean, dir: string = CONSOLE_DIR): Promise<boolean> {
   const indexFile = dir + 'index.html';
   if (!existsSync(indexFile)) return false;
-  const page = readFileSync(indexFile);
+  const text = readFileSync(indexFile, 'utf8');
+  const pages = {
+    required: Buffer.from(text.replace(KEYS_MARK, 'data-keys="required"')),
+    optional: Buffer.from(text.replace(KEYS_MARK, 'data-keys="optional"')),
+  };
   app.get('/', { schema: { hide: true } }, (_req, reply) => {
+    const page = keysRequired() ? pages.required : pages.optional;
     reply
       .type('text/html; charset=utf-8')
       .header('content-security-policy', CONSOLE_CSP)
@@ -55,7 +70,9 @@ export async function consoleRoutes(app: FastifyInstance, dir: string = CONSOLE_
     maxAge: '365d',
     immutable: true,
     schemaHide: true,
-    allowedPath: (path) => path !== '/index.html',
+    // Only the build's hashed files (and their compressed forms): not the page, which is served at / with
+    // its policy and its mark filled in, nor the build's manifest.
+    allowedPath: (path) => HASHED_NAME.test(path),
   });
   return true;
 }

@@ -251,7 +251,7 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
 
   await hub.start();
   await registerOpenApi(app, ctx.version);
-  if (!(await consoleRoutes(app))) app.log.warn('the console is not built (npm run build): GET / answers 404');
+  if (!(await consoleRoutes(app, () => door.keysRequired()))) app.log.warn('the console is not built (npm run build): GET / answers 404');
   healthRoutes(app, ctx, () => closing);
   farmsRoute(app, ctx);
   issuesRoute(app, ctx);

@@ -113,6 +113,10 @@ function render(): void {
 }
 
 async function start(): Promise<void> {
+  // The server says, as it serves the page, whether the API wants a key: ask before the first request.
+  if (document.body.dataset.keys === 'required' && storedKey() === undefined) {
+    storeKey(await askForKey(undefined));
+  }
   showKeyStatus();
   try {
     const [catalogue, sites] = await Promise.all([getData<{ items: ElementDef[] }>(apiUrl('/api/v1/elements')), allFarms()]);

@@ -4,6 +4,8 @@
  * Times here are Beijing time without an offset, as the window fields show them.
  */
 
+import { fromBeijingInput } from './time.js';
+
 export type ViewName = 'sites' | 'runs' | 'site';
 
 export interface ViewState {
@@ -33,6 +35,11 @@ export function parseViewState(search: string): ViewState {
     const v = p.get(name);
     return v !== null && re.test(v) ? v : undefined;
   };
+  // A real Beijing date and time (not 02-30 or 24:00), or nothing.
+  const time = (name: string): string | undefined => {
+    const v = pick(name, LOCAL_TIME);
+    return v !== undefined && !Number.isNaN(fromBeijingInput(v)) ? v : undefined;
+  };
   const fieldsText = p.get('fields');
   const fields = fieldsText === null ? undefined : fieldsText.split(',').filter((f) => /^[a-z0-9_]{1,32}$/.test(f));
   const q = p.get('q') ?? undefined;
@@ -41,8 +48,8 @@ export function parseViewState(search: string): ViewState {
     ...(q ? { q } : {}),
     ...(farm !== undefined && FARM_ID.test(farm) ? { farm } : {}),
     ...opt('issue', pick('issue', ISSUE)),
-    ...opt('start', pick('start', LOCAL_TIME)),
-    ...opt('end', pick('end', LOCAL_TIME)),
+    ...opt('start', time('start')),
+    ...opt('end', time('end')),
     ...(fields !== undefined && fields.length > 0 ? { fields } : {}),
   };
 }

@@ -73,7 +73,7 @@ export function runsView(onError: (err: unknown) => void): RunsView {
       live.textContent = on ? 'Live' : 'Not live: reconnecting';
     },
   );
-  const el = h('section', { class: 'panel', 'aria-labelledby': 'runs-title' }, h('div', { class: 'title-row' }, h('h1', { id: 'runs-title' }, 'Runs'), live), h('div', { class: 'table-wrap' }, table));
+  const el = h('section', { class: 'panel', 'aria-labelledby': 'runs-title' }, h('div', { class: 'title-row' }, h('h1', { id: 'runs-title' }, 'Runs'), live), h('div', { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-labelledby': 'runs-title' }, table));
   return {
     el,
     close: () => {

@@ -373,7 +373,8 @@ function dataTable(title: string, a: Aligned, series: readonly ChartSeries[]): H
   }
   return h(
     'div',
-    { class: 'table-wrap' },
+    // Scrolls on its own: focusable, so that the keyboard can scroll it too.
+    { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': `${title}: data table` },
     h(
       'table',
       {},
