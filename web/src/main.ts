@@ -5,14 +5,15 @@
  */
 import 'uplot/dist/uPlot.min.css';
 import '../styles.css';
-import { allFarms, ApiFailure, apiUrl, forgetAnswers, getData, type Farm } from './api.js';
+import { allFarms, ApiFailure, apiUrl, forgetAnswers, getData, type Farm, type Page, type Run } from './api.js';
+import { issueStartMs, utcText } from './time.js';
 import type { ElementDef } from './catalogue.js';
 import { fill, h } from './dom.js';
 import { keyPrefix, storedKey, storeKey } from './keyStore.js';
 import { formatViewState, parseViewState, type ViewState } from './viewState.js';
 import { askForKey } from './views/keyPrompt.js';
 import { mapView } from './views/mapView.js';
-import { runsView } from './views/runsView.js';
+import { runsView, stateBadge } from './views/runsView.js';
 import { sitesList, type SitesList } from './views/sitesList.js';
 import { siteView } from './views/siteView.js';
 
@@ -109,7 +110,13 @@ function render(): void {
     return;
   }
   document.title = 'Sites · forecastd';
-  fill(main, h('section', { class: 'panel', 'aria-labelledby': 'map-title' }, h('h1', { id: 'map-title' }, 'Sites'), mapView(farms, undefined, open)));
+  const newest = h('p', { class: 'latest' });
+  fill(main, h('section', { class: 'panel', 'aria-labelledby': 'map-title' }, h('h1', { id: 'map-title' }, 'Sites'), newest, mapView(farms, undefined, open)));
+  getData<Page<Run>>(apiUrl('/api/v1/forecast/issues', { size: 1 }), { fresh: true }).then((p) => {
+    const run = p.items[0];
+    if (run === undefined) return fill(newest, 'No run has arrived yet.');
+    fill(newest, `Newest run ${run.issue} (starts ${utcText(issueStartMs(run.issue))}) · `, stateBadge(run.status), ` · ${run.farms} / ${run.farms_expected} sites. Select a site for its own latest run and forecast.`);
+  }, (e) => void failed(e));
 }
 
 async function start(): Promise<void> {

@@ -20,19 +20,26 @@ function loadOutline(): Promise<{ name: string; d: string }[]> {
 export function mapView(farms: readonly Farm[], selected: string | undefined, open: (farmId: string) => void): HTMLElement {
   const aspect = 1.6;
   const view = fitView(farms, aspect);
-  const unit = view.width / 160;
   const land = svg('g', { class: 'land' });
   const markers = svg('g', { class: 'markers' });
-  for (const f of farms) {
-    const { x, y } = project(f.lon, f.lat);
-    const kind = kindOf(f);
-    const mark = marker(kind, x, y, unit * (f.farm_id === selected ? 1.7 : 1));
-    mark.setAttribute('data-map-farm-id', f.farm_id);
-    if (f.farm_id === selected) mark.setAttribute('class', 'selected');
-    mark.append(svg('title', {}, `${f.farm_id}${f.name ? ` — ${f.name}` : ''} (${KIND_LABEL[kind].toLowerCase()})`));
-    mark.addEventListener('click', () => open(f.farm_id));
-    markers.append(mark);
-  }
+  // Markers keep their size on screen (about 6 px across a radius) whatever the map's width: drawn in map
+  // units, redrawn when the map is resized.
+  const place = (unitsPerPixel: number): void => {
+    const unit = MARKER_PX * unitsPerPixel;
+    markers.replaceChildren();
+    for (const f of farms) {
+      const { x, y } = project(f.lon, f.lat);
+      const kind = kindOf(f);
+      const mark = marker(kind, x, y, unit * (f.farm_id === selected ? 1.7 : 1));
+      mark.setAttribute('data-map-farm-id', f.farm_id);
+      if (f.farm_id === selected) mark.setAttribute('class', 'selected');
+      mark.append(svg('title', {}, `${f.farm_id}${f.name ? ` — ${f.name}` : ''} (${KIND_LABEL[kind].toLowerCase()})`));
+      mark.addEventListener('click', () => open(f.farm_id));
+      markers.append(mark);
+    }
+    land.setAttribute('stroke-width', String(0.8 * unitsPerPixel));
+  };
+  place(view.width / 900);
   const counts = { wind: 0, solar: 0, other: 0 };
   for (const f of farms) counts[kindOf(f)]++;
   const label = `Map of ${farms.length} sites: ${counts.wind} wind, ${counts.solar} solar${counts.other ? `, ${counts.other} other` : ''}.`;
@@ -44,8 +51,18 @@ export function mapView(farms: readonly Farm[], selected: string | undefined, op
     markers,
   );
   void loadOutline().then((countries) => {
-    for (const c of countries) land.append(svg('path', { d: c.d, 'stroke-width': unit * 0.12 }, svg('title', {}, c.name)));
+    for (const c of countries) land.append(svg('path', { d: c.d }, svg('title', {}, c.name)));
   });
+  let drawnWidth = 0;
+  const resized = new ResizeObserver(() => {
+    if (!map.isConnected) return resized.disconnect();
+    const width = map.getBoundingClientRect().width;
+    if (width > 0 && Math.abs(width - drawnWidth) > 2) {
+      drawnWidth = width;
+      place(view.width / width);
+    }
+  });
+  resized.observe(map);
   return h(
     'figure',
     { class: 'map-figure' },
@@ -60,6 +77,9 @@ export function mapView(farms: readonly Farm[], selected: string | undefined, op
     ),
   );
 }
+
+/** A marker's radius on screen, px. */
+const MARKER_PX = 5;
 
 function marker(kind: SiteKind, x: number, y: number, r: number): SVGElement {
   const common = { fill: KIND_COLOR[kind], stroke: '#fff', 'stroke-width': r * 0.35 };
