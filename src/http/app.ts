@@ -30,6 +30,7 @@ import { forecastRoute } from './routes/forecast.js';
 import { healthRoutes } from './routes/health.js';
 import { issuesRoute } from './routes/issues.js';
 import { eventsRoute } from './routes/events.js';
+import { archiveRoute } from './routes/archive.js';
 import { EventHub } from '../events/hub.js';
 import { consoleRoutes } from '../console/consoleRoutes.js';
 import { DEFAULT_BUFFER_BYTES, EventStreams } from '../events/sse.js';
@@ -257,6 +258,7 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
   issuesRoute(app, ctx);
   eventsRoute(app, streams, (res) => door.leaveInFlight(res));
   forecastRoute(app, forecasts);
+  archiveRoute(app, ctx);
   elementsRoute(app);
   metricsRoute(app, opts.scrapeProcesses ?? (() => metrics.registry.metrics()), storeGauges(ctx.store, ctx.runDeadlineMs ?? defaultOf(SETTINGS['run-deadline'])!));
   return app;

@@ -56,6 +56,19 @@ export const ForecastQuery = Type.Object({
   ),
 });
 
+export const ArchiveQuery = Type.Object({
+  issue: Type.Optional(
+    Type.String({
+      pattern: '^[0-9]{10}$',
+      description: 'Issue (model run) time, UTC, yyyyMMddHH; default is the newest run holding data of a site the key may see.',
+      examples: ['2026112000'],
+    }),
+  ),
+  start: ForecastQuery.properties.start,
+  end: ForecastQuery.properties.end,
+  elements: ForecastQuery.properties.elements,
+});
+
 export const FarmsQuery = Type.Object({
   page: Type.Optional(pageParam),
   size: Type.Optional(sizeParam(FARMS_PAGE, 'sites')),
@@ -258,6 +271,29 @@ export const responses = {
     400: errorAnswer('40001: a parameter is missing or malformed.'),
     404: errorAnswer('40401: unknown farm_id (or one the key may not see), no such issue, no data, or no site within the match radius.'),
     422: errorAnswer('42201: coordinates outside the service range.'),
+    ...guarded,
+  },
+  archive: {
+    200: {
+      description: 'The run as a zip of per-site CSV files (application/zip, streamed).',
+      headers: {
+        ...forecastHeaders,
+        'Cache-Control': { type: 'string', description: '`private, no-cache`: a late site or a replaced run changes the archive; revalidate with the ETag.' },
+        'Last-Modified': { type: 'string', description: 'The newest publication among the runs in the archive (HTTP date).' },
+        ETag: { type: 'string', description: 'Strong validator: the run, the query and the version of every site in it.' },
+        ...rateLimitHeaders,
+        ...requestIdHeader,
+        'Content-Disposition': { type: 'string', description: '`attachment; filename="forecast_<issue>.zip"`.' },
+      },
+      content: { 'application/zip': { schema: { type: 'string', format: 'binary', description: 'A zip archive, one stored entry per site.' } } },
+    },
+    304: {
+      description: 'Not modified: the ETag still names the archive as it would be sent now.',
+      type: 'null',
+      headers: { ...forecastHeaders, ...rateLimitHeaders, ...requestIdHeader },
+    },
+    400: errorAnswer('40001: a parameter is missing or malformed.'),
+    404: errorAnswer('40401: no such issue, or none of its sites may be seen by the key.'),
     ...guarded,
   },
   farms: {

@@ -57,6 +57,19 @@ function checkShape(p: ForecastParams): { issueMs?: number; startMs?: number; en
   if (p.farmId === undefined && !hasLat) {
     throw badParameter('Query parameter farm_id is missing; name the site by farm_id or by lon and lat.');
   }
+  return runParams(p);
+}
+
+/**
+ * The checks of the run, window and fields a query names, shared by a single forecast and the bulk download
+ * (whose entries are single downloads): the same faults get the same messages.
+ */
+export function runParams(p: Pick<ForecastParams, 'issue' | 'start' | 'end' | 'elements'>): {
+  issueMs?: number;
+  startMs?: number;
+  endMs?: number;
+  elements: readonly number[];
+} {
   let issueMs: number | undefined;
   if (p.issue !== undefined) {
     const ms = parseIssue(p.issue);

@@ -5,7 +5,7 @@
  * like numbers). Integer columns may arrive as text (PostgreSQL's bigint).
  */
 import { openSeries } from '../domain/codec.js';
-import type { EncodedRun, Farm, RunArrival, StoredRun } from './store.js';
+import type { EncodedRun, Farm, RunArrival, RunVersion, StoredRun } from './store.js';
 
 export interface FarmRow {
   farm_id: string;
@@ -48,6 +48,19 @@ export const toEncodedRun = (r: RunRow & { farm_id: string; issue: string }): En
   farmId: r.farm_id,
   issue: r.issue,
   blob: r.series,
+  revision: Number(r.revision),
+  publishedAt: Number(r.published_at),
+});
+
+/** A run's version as selected (numbers may come back as text from PostgreSQL). */
+export interface RunVersionRow {
+  farm_id: string;
+  revision: number | string;
+  published_at: number | string;
+}
+
+export const toRunVersion = (r: RunVersionRow): RunVersion => ({
+  farmId: r.farm_id,
   revision: Number(r.revision),
   publishedAt: Number(r.published_at),
 });

@@ -131,6 +131,14 @@ export interface StoredRun {
   readonly publishedAt: number;
 }
 
+/** One stored run's version, without its data. */
+export interface RunVersion {
+  readonly farmId: string;
+  readonly revision: number;
+  /** Epoch ms when this version was published. */
+  readonly publishedAt: number;
+}
+
 /** A run as stored: its encoded blob, for copying between stores. */
 export interface EncodedRun {
   readonly farmId: string;
@@ -382,6 +390,11 @@ export interface Store {
    * data of one of those farms are listed, and `farms` counts those farms only (a caller's scope).
    */
   listIssues(farmId: string | undefined, offset: number, limit: number, among?: readonly string[]): Promise<Page<IssueSummary>>;
+  /**
+   * The sites holding data in `issue`, with each run's revision and publication time, sorted by farm_id;
+   * with `among`, only those sites (a key's scope). Empty when no (visible) site holds the run.
+   */
+  runVersions(issue: string, among?: readonly string[]): Promise<readonly RunVersion[]>;
 
   /** Longest a reader should go without asking changeToken() when no listener fired, ms. */
   readonly changePollMs: number;

@@ -29,7 +29,7 @@ after(async () => {
 });
 
 describe('unknown routes and methods', () => {
-  for (const url of ['/api/v1/nope', '/api/v2/forecast?farm_id=WF_A', '/api/v1', '/api', '/', '/api/v1/forecast/issues/x', '/api/v1/farms/WF_A']) {
+  for (const url of ['/api/v1/nope', '/api/v2/forecast?farm_id=WF_A', '/api/v1', '/api', '/nope', '/console', '/api/v1/forecast/issues/x', '/api/v1/farms/WF_A']) {
     test(`GET ${url} is 404 40400`, async () => {
       assertError(await inject('GET', url), 404, 40400);
     });

@@ -105,6 +105,8 @@ export function storeConformance(adapter: string, open: () => Promise<StoreHarne
       assert.deepEqual(await store.listIssues(undefined, 0, 10), { total: 0, items: [] });
       assert.deepEqual(await store.listKeys(), []);
       assert.deepEqual((await store.keysSince(0)).keys, []);
+      assert.deepEqual(await store.runVersions('2026112000'), []);
+      assert.deepEqual(await store.runVersions('2026112000', ['A1']), []);
     });
 
     test('upsertFarms inserts, then updates by farm_id, keeping extra columns in order', async () => {
@@ -219,6 +221,39 @@ export function storeConformance(adapter: string, open: () => Promise<StoreHarne
       assert.deepEqual(await store.listIssues('B2', 0, 10, ['B2']), { total: 1, items: [{ issue: '2026112000', farms: 1 }] });
       assert.deepEqual(await store.listIssues(undefined, 0, 10, []), { total: 0, items: [] });
       assert.deepEqual(await store.listIssues(undefined, 0, 10, ["x') OR 1=1 --", 'D4']), { total: 0, items: [] });
+    });
+
+    test('runVersions: the sites of one run by farm_id with their revision and publication time; among restricts', async () => {
+      // A run of its own (no other test uses these issues), published out of farm_id order.
+      const issue = '2026111800';
+      const other = '2026111806';
+      const c3 = await store.putRun({ farmId: 'C3', issue, series: series([0], 51) });
+      const a1 = await store.putRun({ farmId: 'A1', issue, series: series([0], 52) });
+      const b2 = await store.putRun({ farmId: 'B2', issue, series: series([0], 53) });
+      const d4 = await store.putRun({ farmId: 'D4', issue: other, series: series([0], 54) });
+      const version = (farmId: string, p: { revision: number; publishedAt: number }) => ({ farmId, revision: p.revision, publishedAt: p.publishedAt });
+      assert.deepEqual(await store.runVersions(issue), [version('A1', a1), version('B2', b2), version('C3', c3)]);
+      assert.deepEqual(await store.runVersions(other), [version('D4', d4)]);
+
+      // A replacement moves that site's revision and publication time, and only that site's.
+      await new Promise((r) => setTimeout(r, 5));
+      const b2again = await store.putRun({ farmId: 'B2', issue, series: series([0, 1], 55) });
+      assert.ok(b2again.revision > b2.revision);
+      assert.deepEqual(await store.runVersions(issue), [version('A1', a1), version('B2', b2again), version('C3', c3)]);
+      const got = await store.getRun('B2', issue);
+      assert.deepEqual([got!.revision, got!.publishedAt], [b2again.revision, b2again.publishedAt]);
+
+      // Among a set of sites: only those, still by farm_id; ids not in the run (or unknown) add nothing.
+      assert.deepEqual(await store.runVersions(issue, ['C3', 'A1']), [version('A1', a1), version('C3', c3)]);
+      assert.deepEqual(await store.runVersions(issue, ['nope', 'B2']), [version('B2', b2again)]);
+      assert.deepEqual(await store.runVersions(issue, ['D4']), []);
+      assert.deepEqual(await store.runVersions(issue, []), []);
+      assert.deepEqual(await store.runVersions(issue, ["x') OR 1=1 --"]), []);
+      assert.deepEqual(await store.runVersions(other, ['A1', 'D4']), [version('D4', d4)]);
+
+      // A run no site holds.
+      assert.deepEqual(await store.runVersions('2099010100'), []);
+      assert.deepEqual(await store.runVersions('2099010100', ['A1']), []);
     });
 
     test('another handle on the same store sees committed publications at once', async () => {

@@ -31,6 +31,7 @@ import {
   type Store,
   type RunArrival,
   type RunKey,
+  type RunVersion,
   type StoredKey,
   type StoredRun,
 } from '../store.js';
@@ -41,10 +42,12 @@ import {
   toArrival,
   toEncodedRun,
   toFarm,
+  toRunVersion,
   toStoredRun,
   type FarmRow,
   type RunArrivalRow,
   type RunRow,
+  type RunVersionRow,
 } from '../rows.js';
 import { checkKeyText, checkNewKey, checkTime, farmsText, KEY_COLUMNS, toStoredKey, type KeyRow } from '../keyRows.js';
 import { ClaimRecordedError, type FileRecord, type IngestedFile } from '../store.js';
@@ -614,6 +617,16 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
         among === undefined ? [] : [among],
       );
       return rows.map(toArrival);
+    },
+
+    async runVersions(issue, among): Promise<readonly RunVersion[]> {
+      // Among a set of farms: one array parameter, whatever the set's size. Byte order, as SQLite sorts.
+      const rows = await read<RunVersionRow>(
+        `SELECT farm_id, revision, published_at FROM runs
+         WHERE issue = $1 ${among === undefined ? '' : 'AND farm_id = ANY($2::text[])'} ORDER BY farm_id COLLATE "C"`,
+        among === undefined ? [issue] : [issue, among],
+      );
+      return rows.map(toRunVersion);
     },
 
     async listIssues(farmId, offset, limit, among): Promise<Page<IssueSummary>> {

@@ -14,6 +14,7 @@ import {
   type Publication,
   type RunArrival,
   type RunKey,
+  type RunVersion,
   type Store,
   type StoredKey,
   type StoredRun,
@@ -25,10 +26,12 @@ import {
   toArrival,
   toEncodedRun,
   toFarm,
+  toRunVersion,
   toStoredRun,
   type FarmRow,
   type RunArrivalRow,
   type RunRow,
+  type RunVersionRow,
 } from '../rows.js';
 import { checkKeyText, checkNewKey, checkTime, farmsText, KEY_COLUMNS, toStoredKey, type KeyRow } from '../keyRows.js';
 import { ClaimRecordedError, type FileRecord, type IngestedFile } from '../store.js';
@@ -157,6 +160,13 @@ export function openSqliteStore(path: string): Store {
       `SELECT issue, count(*) AS farms, min(first_published_at) AS first, max(first_published_at) AS lastFirst,
               max(published_at) AS last
        FROM runs WHERE farm_id IN (SELECT value FROM json_each(?)) GROUP BY issue ORDER BY issue DESC`,
+    ),
+    runVersions: db.prepare<[string], RunVersionRow>(
+      'SELECT farm_id, revision, published_at FROM runs WHERE issue = ? ORDER BY farm_id',
+    ),
+    runVersionsAmong: db.prepare<[string, string], RunVersionRow>(
+      `SELECT farm_id, revision, published_at FROM runs
+       WHERE issue = ? AND farm_id IN (SELECT value FROM json_each(?)) ORDER BY farm_id`,
     ),
     // The same three among a set of farms, given as a JSON array (one parameter whatever the set's size).
     listIssuesAmong: db.prepare<[string, number, number], IssueSummary>(
@@ -556,6 +566,10 @@ export function openSqliteStore(path: string): Store {
     async runArrivals(among): Promise<readonly RunArrival[]> {
       const rows = among === undefined ? q.runArrivals.all() : q.runArrivalsAmong.all(JSON.stringify(among));
       return rows.map(toArrival);
+    },
+    async runVersions(issue, among): Promise<readonly RunVersion[]> {
+      const rows = among === undefined ? q.runVersions.all(issue) : q.runVersionsAmong.all(issue, JSON.stringify(among));
+      return rows.map(toRunVersion);
     },
     async listIssues(farmId, offset, limit, among): Promise<Page<IssueSummary>> {
       if (among !== undefined) {

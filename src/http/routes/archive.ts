@@ -1,0 +1,58 @@
+/** GET /api/v1/forecast/archive: one run for every site the caller may see, as one streamed zip of CSV files. */
+import { createHash } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { scopeOfRequest } from '../../access/principal.js';
+import { planArchive, type ArchivePlan } from '../../query/archivePlan.js';
+import type { Scope } from '../../query/scope.js';
+import { archiveBody } from '../archiveBody.js';
+import { matchesIfNoneMatch } from '../conditional.js';
+import type { AppContext } from '../context.js';
+import { ArchiveQuery, responses } from '../schemas.js';
+
+/**
+ * The archive's validator: its bytes follow from the run, the query's fields and window, and each entry's
+ * version, so the same plan always streams the same bytes.
+ */
+function archiveTag(plan: ArchivePlan, scope: Scope): string {
+  const h = createHash('sha256');
+  h.update(`zip1|${scope.id}|${plan.issue}|${plan.elements.join(',')}|${plan.startMs ?? ''}|${plan.endMs ?? ''}`);
+  for (const r of plan.runs) h.update(`|${r.farmId}:${r.revision}`);
+  return 'z' + h.digest('base64url').slice(0, 22);
+}
+
+export function archiveRoute(app: FastifyInstance, ctx: AppContext): void {
+  app.get<{ Querystring: Static<typeof ArchiveQuery> }>(
+    '/api/v1/forecast/archive',
+    {
+      schema: {
+        operationId: 'downloadRunArchive',
+        summary: 'Bulk download: one run for every site, as a zip of CSV files',
+        description:
+          'A zip (streamed, entries stored uncompressed) with one entry per site of the run that the key may see, named ' +
+          '`<farm_id>_<issue>.csv`, sorted by farm_id, each byte-identical to that site\'s `format=csv` download with the same ' +
+          '`elements`, `start` and `end`. Without `issue`, the newest run holding data of a visible site. Costs one request ' +
+          'of the key\'s rate.',
+        tags: ['forecast'],
+        querystring: ArchiveQuery,
+        response: responses.archive,
+      },
+    },
+    async (req, reply) => {
+      const scope = scopeOfRequest(req.raw);
+      const plan = await planArchive(ctx.store, { issue: req.query.issue, start: req.query.start, end: req.query.end, elements: req.query.elements }, scope);
+      const tag = archiveTag(plan, scope);
+      reply
+        .header('etag', `"${tag}"`)
+        .header('last-modified', new Date(plan.publishedAt).toUTCString())
+        .header('forecast-issue', plan.issue)
+        // A late site or a replaced run changes the archive of the same run: clients revalidate, cheaply.
+        .header('cache-control', 'private, no-cache');
+      const inm = req.headers['if-none-match'];
+      if (inm !== undefined && matchesIfNoneMatch(inm, tag)) return reply.code(304).send();
+      reply.type('application/zip').header('content-disposition', `attachment; filename="forecast_${plan.issue}.zip"`);
+      if (req.method === 'HEAD') return reply.send();
+      return reply.send(archiveBody(ctx.store, plan));
+    },
+  );
+}
