@@ -1,16 +1,19 @@
 /**
- * The ceiling of the HTTP benchmarks: a bare Fastify server replying to every
- * request with the precomputed bytes of one real forecast page.
- * Usage: node dist/bench/ceilingServer.js BODY_FILE
+ * The ceiling of the HTTP benchmarks: node:http replying to every request with the precomputed bytes of one
+ * real answer (a forecast page, or a whole archive), with no framework in between.
+ * Usage: node dist/bench/ceilingServer.js BODY_FILE [CONTENT_TYPE]
  */
 import { readFileSync } from 'node:fs';
-import Fastify from 'fastify';
+import { createServer } from 'node:http';
 
 const body = readFileSync(process.argv[2]!);
-const app = Fastify({ logger: false });
-app.get('/*', (_req, reply) => {
-  reply.type('application/json; charset=utf-8').send(body);
+const type = process.argv[3] ?? 'application/json; charset=utf-8';
+const server = createServer((_req, res) => {
+  res.writeHead(200, { 'content-type': type, 'content-length': body.length });
+  res.end(body);
 });
-const address = await app.listen({ port: 0, host: '127.0.0.1' });
-process.stdout.write(`listening on ${address}\n`);
-process.once('SIGTERM', () => void app.close().then(() => process.exit(0)));
+server.listen(0, '127.0.0.1', () => {
+  const addr = server.address() as { port: number };
+  process.stdout.write(`listening on http://127.0.0.1:${addr.port}\n`);
+});
+process.once('SIGTERM', () => server.close(() => process.exit(0)));

@@ -1,0 +1,83 @@
+/**
+ * npm run bench:archive: the bulk download of one run (GET /api/v1/forecast/archive) against its ceiling,
+ * node:http sending the same archive's bytes from memory. Both servers are pinned to one core and the
+ * client (curl) to the other; rounds alternate between them. Prints MB/s of CSV, server CPU per GB and the
+ * product server's peak RSS. BENCH_SITES (default 2000) sites x 2 runs; BENCH_ROUNDS (default 3).
+ */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BENCH_DIR, benchIssues, benchStore } from './lib/benchStore.js';
+import { CLIENT_CORE, SERVER_CORE } from './lib/httpRun.js';
+import { BIN_ARGS, cpuSeconds, peakRssMb, startPinned, type Server } from './lib/proc.js';
+import { median } from './lib/wrk.js';
+
+const SITES = Number(process.env.BENCH_SITES ?? 2000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const RUNS = 2;
+const CEILING = fileURLToPath(new URL('./ceilingServer.js', import.meta.url));
+
+interface Download {
+  bytes: number;
+  seconds: number;
+  cpuSeconds: number;
+}
+
+/** One download by curl on the client core, body discarded; the server's CPU time is read around it. */
+function download(server: Server, path: string): Download {
+  const cpu0 = cpuSeconds(server.child.pid!);
+  const out = execFileSync('taskset', ['-c', String(CLIENT_CORE), 'curl', '-s', '-o', '/dev/null', '-w', '%{http_code} %{size_download} %{time_total}', server.base + path], {
+    encoding: 'utf8',
+    maxBuffer: 1024 * 1024,
+  });
+  const [code, bytes, seconds] = out.trim().split(' ');
+  if (code !== '200') throw new Error(`${path}: HTTP ${code}`);
+  return { bytes: Number(bytes), seconds: Number(seconds), cpuSeconds: cpuSeconds(server.child.pid!) - cpu0 };
+}
+
+const db = await benchStore(SITES, RUNS);
+const issue = benchIssues(RUNS)[0]!;
+const path = `/api/v1/forecast/archive?issue=${issue}`;
+const product = await startPinned(SERVER_CORE, process.execPath, [...BIN_ARGS, 'serve', '--workers', '1', '--port', '0', '--db', db]);
+let ceiling: Server | undefined;
+try {
+  // The ceiling sends exactly the archive the product sends.
+  const body = Buffer.from(await (await fetch(product.base + path)).arrayBuffer());
+  const file = join(BENCH_DIR, `archive-${SITES}.zip`);
+  writeFileSync(file, body);
+  ceiling = await startPinned(SERVER_CORE, process.execPath, [CEILING, file, 'application/zip']);
+  const csvBytes = csvBytesOf(body);
+  process.stderr.write(`${SITES} sites, run ${issue}: archive ${(body.length / 1e6).toFixed(1)} MB, ${(csvBytes / 1e6).toFixed(1)} MB of CSV\n`);
+  const rates = { product: [] as number[], ceiling: [] as number[], cpuPerGb: [] as number[] };
+  for (let round = 1; round <= ROUNDS; round++) {
+    const p = download(product, path);
+    const c = download(ceiling, '/');
+    if (p.bytes !== body.length || c.bytes !== body.length) throw new Error(`sizes differ: ${p.bytes} ${c.bytes} ${body.length}`);
+    rates.product.push(csvBytes / 1e6 / p.seconds);
+    rates.ceiling.push(csvBytes / 1e6 / c.seconds);
+    rates.cpuPerGb.push(p.cpuSeconds / (csvBytes / 1e9));
+    process.stderr.write(`round ${round}: forecastd ${(csvBytes / 1e6 / p.seconds).toFixed(0)} MB/s of CSV (${p.seconds.toFixed(2)} s, CPU ${p.cpuSeconds.toFixed(2)} s); ceiling ${(csvBytes / 1e6 / c.seconds).toFixed(0)} MB/s\n`);
+  }
+  const mp = median(rates.product);
+  const mc = median(rates.ceiling);
+  console.log(`\nforecastd bulk download: ${SITES} sites, one run, curl on its own core, ${ROUNDS} alternating rounds (medians)`);
+  console.log(`forecastd  ${mp.toFixed(0)} MB/s of CSV   ${median(rates.cpuPerGb).toFixed(2)} CPU s per GB   peak RSS ${peakRssMb(product.child.pid!).toFixed(0)} MB`);
+  console.log(`ceiling    ${mc.toFixed(0)} MB/s (node:http sending the same archive from memory)`);
+  console.log(`ratio      ${(mp / mc).toFixed(2)} of the ceiling; target >= 200 MB/s of CSV`);
+} finally {
+  await product.stop();
+  await ceiling?.stop();
+}
+
+/** The CSV bytes in a stored zip: the sizes its central directory lists. */
+function csvBytesOf(zip: Buffer): number {
+  const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  let at = zip.readUInt32LE(eocd + 16);
+  let total = 0;
+  while (zip.readUInt32LE(at) === 0x02014b50) {
+    total += zip.readUInt32LE(at + 24);
+    at += 46 + zip.readUInt16LE(at + 28) + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+  }
+  return total;
+}
