@@ -1,10 +1,13 @@
 /**
- * npm run bench:scale: hot and mixed at 2,000 sites x 4 runs against 200 x 4,
- * to show how the cost per request grows with the store. One server per store,
- * both started at once and pinned to the same core; the rounds alternate
- * between them (small hot, large hot, small mixed, large mixed, ...), so that a
- * machine whose speed drifts affects both stores alike.
+ * npm run bench:scale: hot and mixed at 10,000 sites x 2 runs against 200 x 2, and the ceiling (node:http
+ * replying with a real page's precomputed bytes), in one run. One server per store and the ceiling, all
+ * started at once and pinned to the same core, wrk on the other; the rounds alternate between them
+ * (ceiling, small hot, large hot, small mixed, large mixed, ...), so that a machine whose speed drifts
+ * affects all alike. BENCH_SMALL_SITES, BENCH_LARGE_SITES, BENCH_RUNS, BENCH_SECONDS, BENCH_ROUNDS.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { BENCH_DIR, benchIssues, benchSites, benchStore } from './lib/benchStore.js';
 import { CLIENT_CORE, SERVER_CORE } from './lib/httpRun.js';
 import { BIN_ARGS, ensureWrk, peakRssMb, startPinned, type Server } from './lib/proc.js';
@@ -14,13 +17,15 @@ import { median, wrk, type Requests, type WrkResult } from './lib/wrk.js';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SMALL = Number(process.env.BENCH_SMALL_SITES ?? 200);
-const LARGE = Number(process.env.BENCH_LARGE_SITES ?? 2000);
-const RUNS = 4;
+const LARGE = Number(process.env.BENCH_LARGE_SITES ?? 10_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 2);
 const SCENARIOS = ['hot', 'mixed'] as const;
+const CEILING = fileURLToPath(new URL('./ceilingServer.js', import.meta.url));
 
 ensureWrk();
 const sizes = [SMALL, LARGE];
 const servers = new Map<number, Server>();
+let ceiling: Server | undefined;
 try {
   const load = new Map<number, Record<(typeof SCENARIOS)[number], Requests>>();
   for (const sites of sizes) {
@@ -29,43 +34,56 @@ try {
     const farmIds = benchSites(sites).map((s) => s.farmId);
     load.set(sites, { hot: hotPaths(farmIds), mixed: { lua: mixedLua(farmIds, benchIssues(RUNS)) } });
   }
+  // The ceiling answers every request with the bytes of a real hot page.
+  const small = servers.get(SMALL)!;
+  const pageFile = join(BENCH_DIR, 'scale-ceiling-page.json');
+  writeFileSync(pageFile, Buffer.from(await (await fetch(small.base + (load.get(SMALL)!.hot as string[])[0])).arrayBuffer()));
+  ceiling = await startPinned(SERVER_CORE, process.execPath, [CEILING, pageFile]);
+  const runCeiling = (seconds: number, seed?: number): Promise<WrkResult> =>
+    wrk(ceiling!.base, 'ceiling', ['/'], { core: CLIENT_CORE, serverPid: ceiling!.child.pid!, seconds, seed });
   const run = (sites: number, scenario: (typeof SCENARIOS)[number], seconds: number, seed?: number): Promise<WrkResult> => {
     const server = servers.get(sites)!;
-    return wrk(server.base, `${sites}-${scenario}`, load.get(sites)![scenario], {
-      core: CLIENT_CORE,
-      serverPid: server.child.pid!,
-      seconds,
-      seed,
-    });
+    return wrk(server.base, `${sites}-${scenario}`, load.get(sites)![scenario], { core: CLIENT_CORE, serverPid: server.child.pid!, seconds, seed });
   };
   process.stderr.write(`stores under ${BENCH_DIR}; warming up\n`);
+  await runCeiling(3);
   for (const scenario of SCENARIOS) for (const sites of sizes) await run(sites, scenario, 3);
   const results = new Map<string, WrkResult[]>();
+  const record = (key: string, r: WrkResult, round: number): void => {
+    results.set(key, [...(results.get(key) ?? []), r]);
+    process.stderr.write(
+      `round ${round} ${key.padEnd(12)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50ms.toFixed(2)} ms  p99 ${r.p99ms.toFixed(2)} ms  ` +
+        `${r.cpuUs.toFixed(1)} µs CPU/req  non-2xx ${r.non2xx + r.errors}\n`,
+    );
+  };
   for (let round = 1; round <= ROUNDS; round++) {
-    for (const scenario of SCENARIOS) {
-      for (const sites of sizes) {
-        const r = await run(sites, scenario, SECONDS, round);
-        const key = `${scenario}@${sites}`;
-        results.set(key, [...(results.get(key) ?? []), r]);
-        process.stderr.write(
-          `round ${round} ${scenario.padEnd(5)} @${String(sites).padEnd(5)} ${r.rps.toFixed(0).padStart(7)} req/s  p99 ${r.p99ms.toFixed(2)} ms  ` +
-            `${r.cpuUs.toFixed(1)} µs CPU/req  non-2xx ${r.non2xx + r.errors}\n`,
-        );
-      }
+    record('ceiling', await runCeiling(SECONDS, round), round);
+    for (const scenario of SCENARIOS) for (const sites of sizes) record(`${scenario}@${sites}`, await run(sites, scenario, SECONDS, round), round);
+  }
+  const med = (key: string, f: (r: WrkResult) => number): number => median(results.get(key)!.map(f));
+  const ceilRps = med('ceiling', (r) => r.rps);
+  const ceilP99 = med('ceiling', (r) => r.p99ms);
+  const p99Target = Math.max(3, 2 * ceilP99);
+  console.log(`\nforecastd scale benchmark: ${SMALL} vs ${LARGE} sites x ${RUNS} runs, wrk -t1 -c32 -d${SECONDS}s, ${ROUNDS} alternating rounds (medians)`);
+  console.log(`ceiling (node:http, precomputed page): ${ceilRps.toFixed(0)} req/s, ${med('ceiling', (r) => r.cpuUs).toFixed(1)} µs CPU/req, p50 ${med('ceiling', (r) => r.p50ms).toFixed(2)} ms, p99 ${ceilP99.toFixed(2)} ms`);
+  console.log('scenario   sites   req/s  ÷ceiling  CPU µs/req  p50 ms  p99 ms');
+  for (const scenario of SCENARIOS) {
+    for (const sites of sizes) {
+      const key = `${scenario}@${sites}`;
+      const rps = med(key, (r) => r.rps);
+      console.log(
+        `${scenario.padEnd(8)} ${String(sites).padStart(7)} ${rps.toFixed(0).padStart(7)}  ${(rps / ceilRps).toFixed(2).padStart(8)}  ` +
+          `${med(key, (r) => r.cpuUs).toFixed(1).padStart(10)}  ${med(key, (r) => r.p50ms).toFixed(2).padStart(6)}  ${med(key, (r) => r.p99ms).toFixed(2).padStart(6)}`,
+      );
     }
   }
-  const med = (scenario: string, sites: number, f: (r: WrkResult) => number): number => median(results.get(`${scenario}@${sites}`)!.map(f));
-  console.log(`\nforecastd scale benchmark: ${SMALL} vs ${LARGE} sites x ${RUNS} runs, wrk -t1 -c32 -d${SECONDS}s, ${ROUNDS} alternating rounds (medians)`);
-  console.log(`scenario  CPU µs/req @${SMALL}  CPU µs/req @${LARGE}  growth   req/s @${SMALL}  req/s @${LARGE}`);
   for (const scenario of SCENARIOS) {
-    const a = med(scenario, SMALL, (r) => r.cpuUs);
-    const b = med(scenario, LARGE, (r) => r.cpuUs);
-    console.log(
-      `${scenario.padEnd(8)} ${a.toFixed(1).padStart(16)} ${b.toFixed(1).padStart(18)}  ${((b / a - 1) * 100).toFixed(1).padStart(5)}%` +
-        `  ${med(scenario, SMALL, (r) => r.rps).toFixed(0).padStart(11)}  ${med(scenario, LARGE, (r) => r.rps).toFixed(0).padStart(12)}`,
-    );
+    const growth = med(`${scenario}@${LARGE}`, (r) => r.cpuUs) / med(`${scenario}@${SMALL}`, (r) => r.cpuUs);
+    console.log(`${scenario}: CPU per request at ${LARGE} sites is ${growth.toFixed(2)} x that at ${SMALL} (target <= ${scenario === 'hot' ? '1.5' : '2'})`);
   }
-  console.log(`peak RSS: ${sizes.map((s) => `${peakRssMb(servers.get(s)!.child.pid!).toFixed(0)} MB @${s}`).join(', ')}`);
+  console.log(`p99 target: <= ${p99Target.toFixed(2)} ms (max of 3 ms and twice the ceiling's p99)`);
+  console.log(`peak RSS: ${sizes.map((s) => `${peakRssMb(servers.get(s)!.child.pid!).toFixed(0)} MB @${s}`).join(', ')} (target <= 500 MB)`);
 } finally {
   for (const s of servers.values()) await s.stop();
+  await ceiling?.stop();
 }
