@@ -15,6 +15,7 @@ import { buildApp } from '../../src/http/app.js';
 import type { AppContext } from '../../src/http/context.js';
 import type { Store } from '../../src/store/store.js';
 import { DEFAULT_RULES, eventually, seed, testStore } from '../helpers/fixtures.js';
+import { listen } from '../helpers/http.js';
 import { bearer, createKey } from '../helpers/keys.js';
 
 let store: Store;
@@ -37,12 +38,9 @@ after(async () => {
 });
 
 async function serve(ctx: Partial<AppContext> = {}): Promise<{ app: FastifyInstance; at: string }> {
-  const app = await buildApp({ store, rules: DEFAULT_RULES, version: 'test', ...ctx });
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { app, base } = await listen(store, ctx);
   apps.push(app);
-  const addr = app.server.address();
-  assert.ok(addr && typeof addr === 'object');
-  return { app, at: `http://127.0.0.1:${addr.port}` };
+  return { app, at: base };
 }
 
 interface Got {

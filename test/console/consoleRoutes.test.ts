@@ -12,11 +12,11 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { CONSOLE_DIR, consoleRoutes } from '../../src/console/consoleRoutes.js';
 import { CODES } from '../../src/domain/errors.js';
-import { buildApp } from '../../src/http/app.js';
 import type { AppContext } from '../../src/http/context.js';
 import type { Store } from '../../src/store/store.js';
 import { assertError } from '../http/support.js';
-import { DEFAULT_RULES, eventually, seed, tempDir, testStore } from '../helpers/fixtures.js';
+import { eventually, seed, tempDir, testStore } from '../helpers/fixtures.js';
+import { listen } from '../helpers/http.js';
 import { bearer, createKey } from '../helpers/keys.js';
 
 interface Manifest {
@@ -47,7 +47,8 @@ after(async () => {
   await cleanup?.();
 });
 
-async function listen(app: FastifyInstance): Promise<string> {
+/** A bare framework app (no forecastd routes) on a free port. */
+async function listenBare(app: FastifyInstance): Promise<string> {
   await app.listen({ port: 0, host: '127.0.0.1' });
   apps.push(app);
   const addr = app.server.address();
@@ -55,8 +56,11 @@ async function listen(app: FastifyInstance): Promise<string> {
   return `http://127.0.0.1:${addr.port}`;
 }
 
-const serve = async (ctx: Partial<AppContext> = {}): Promise<string> =>
-  listen(await buildApp({ store, rules: DEFAULT_RULES, version: 'test', ...ctx }));
+async function serve(ctx: Partial<AppContext> = {}): Promise<string> {
+  const { app, base } = await listen(store, ctx);
+  apps.push(app);
+  return base;
+}
 
 interface Raw {
   status: number;
@@ -252,7 +256,7 @@ describe('consoleRoutes on a folder without a built page', () => {
       writeFileSync(join(tmp.dir, 'app-0000000000.js'), 'export {};\n');
       const app: FastifyInstance = Fastify();
       assert.equal(await consoleRoutes(app, () => false, tmp.dir + '/'), false);
-      const at = await listen(app);
+      const at = await listenBare(app);
       assert.equal((await raw(at, '/')).status, 404);
       assert.equal((await raw(at, '/console/app-0000000000.js')).status, 404, 'no static files either');
     } finally {
@@ -266,7 +270,7 @@ describe('consoleRoutes on a folder without a built page', () => {
       writeFileSync(join(tmp.dir, 'index.html'), '<!doctype html><title>t</title>\n');
       const app: FastifyInstance = Fastify();
       assert.equal(await consoleRoutes(app, () => false, tmp.dir + '/'), true);
-      const at = await listen(app);
+      const at = await listenBare(app);
       const res = await raw(at, '/');
       assert.equal(res.status, 200);
       assert.equal(res.body.toString('utf8'), '<!doctype html><title>t</title>\n');

@@ -2,26 +2,15 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/http/app.js';
-import type { AppContext } from '../../src/http/context.js';
 import { readRunCsv } from '../../src/ingest/runCsv.js';
 import type { Publication, Store } from '../../src/store/store.js';
 import { runCli } from '../helpers/cli.js';
-import { DEFAULT_RULES, runCsv } from '../helpers/fixtures.js';
+import { runCsv } from '../helpers/fixtures.js';
 
 /** A small run: a few steps are enough for events. */
 export const SMALL = { steps: [0, 1, 2] };
 
-/** Builds an app on the store and listens on a free port of 127.0.0.1. */
-export async function listen(store: Store, extra: Partial<AppContext> = {}): Promise<{ app: FastifyInstance; base: string }> {
-  const app = await buildApp({ store, rules: DEFAULT_RULES, version: 'test', ...extra });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const addr = app.server.address();
-  assert.ok(addr && typeof addr === 'object');
-  return { app, base: `http://127.0.0.1:${addr.port}` };
-}
-
+export { listen } from '../helpers/http.js';
 
 /** Ingests small runs through the CLI in another process; resolves when it has exited. */
 export async function ingest(db: string, dir: string, runs: ReadonlyArray<readonly [string, string]>): Promise<void> {

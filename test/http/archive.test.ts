@@ -9,10 +9,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/http/app.js';
 import type { AppContext } from '../../src/http/context.js';
 import type { Store } from '../../src/store/store.js';
-import { DEFAULT_RULES, eventually, seed, tempDir, testStore } from '../helpers/fixtures.js';
+import { eventually, seed, tempDir, testStore } from '../helpers/fixtures.js';
+import { listen } from '../helpers/http.js';
 import { bearer, createKey } from '../helpers/keys.js';
 
 const OLD = '2026112000';
@@ -24,11 +24,9 @@ const apps: FastifyInstance[] = [];
 const tmp = tempDir('forecastd-archive-');
 
 async function serve(ctx: Partial<AppContext> = {}): Promise<string> {
-  const app = await buildApp({ store, rules: DEFAULT_RULES, version: 'test', ...ctx });
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { app, base } = await listen(store, ctx);
   apps.push(app);
-  const addr = app.server.address() as { port: number };
-  return `http://127.0.0.1:${addr.port}`;
+  return base;
 }
 
 interface Unzipped {
