@@ -13,7 +13,24 @@ export interface CacheSettings {
   readonly latestMaxAgeS: number;
 }
 
-export const DEFAULT_CACHE: CacheSettings = Object.freeze({ seriesMb: 128, bodyMb: 64, latestMaxAgeS: 60 });
+/**
+ * The memory a serving process gives its caches by default, MB (`--cache-mb`). Sized so that the hot set of
+ * 10,000 sites (the default page of each site's latest run, about 21 KB rendered) stays in memory, with a
+ * peak RSS under 500 MB (docs/performance.md, "At 10,000 sites").
+ */
+export const DEFAULT_CACHE_MB = 352;
+
+/**
+ * How the caches share `--cache-mb`: four fifths for rendered answers, which spare a request every other cost
+ * (a remembered answer needs neither its run nor a render), one fifth for runs, from which answers not yet
+ * rendered are made.
+ */
+export function cacheSplit(cacheMb: number): Pick<CacheSettings, 'seriesMb' | 'bodyMb'> {
+  const bodyMb = Math.round(cacheMb * 0.8);
+  return { bodyMb, seriesMb: cacheMb - bodyMb };
+}
+
+export const DEFAULT_CACHE: CacheSettings = Object.freeze({ ...cacheSplit(DEFAULT_CACHE_MB), latestMaxAgeS: 60 });
 
 export interface AppContext {
   readonly store: Store;

@@ -36,6 +36,11 @@ const CSV_TYPE = 'text/csv; charset=utf-8';
 const VARY = 'Accept, Accept-Encoding';
 /** Remembered answers; each is a few hundred bytes (the body lives in the body cache). */
 const MEMO_BYTES = 4 * MB;
+/**
+ * The memo's bound grows with the body cache: a body is only replayed through its remembered answer, so a
+ * body cache that holds every hot page needs a memo that holds every hot URL (16 KB of bodies per KB of memo).
+ */
+const memoBytes = (bodyMb: number): number => Math.max(MEMO_BYTES, (bodyMb * MB) / 16);
 
 /** Everything about an answer except its body bytes. */
 interface Prepared {
@@ -158,7 +163,7 @@ export class ForecastService {
     this.reads = new ReadModel(ctx.store, settings.seriesMb * MB);
     this.bodies = new BodyCache(settings.bodyMb * MB);
     const memo = (): SizedLru<string, Prepared> =>
-      new SizedLru<string, Prepared>(settings.bodyMb > 0 ? MEMO_BYTES / 2 : 0, (p) => 300 + p.key.length, { secondChance: usedSincePassed });
+      new SizedLru<string, Prepared>(settings.bodyMb > 0 ? memoBytes(settings.bodyMb) / 2 : 0, (p) => 300 + p.key.length, { secondChance: usedSincePassed });
     this.memos = [memo(), memo()];
     this.latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
   }

@@ -6,7 +6,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { DEFAULT_MATCH_RADIUS_KM, DEFAULT_RANGE } from '../domain/limits.js';
-import { DEFAULT_CACHE } from '../http/context.js';
+import { DEFAULT_CACHE, DEFAULT_CACHE_MB } from '../http/context.js';
 import { DEFAULT_DB } from '../store/openStore.js';
 import { PG_DEFAULTS } from '../store/store.js';
 import { choice, duration, farmIds, integer, number, onOff, origins, rangeBox, redisUrl, storeUrl, text, type Kind } from './kinds.js';
@@ -100,21 +100,13 @@ const TABLE = {
     arg: 'N',
     help: 'processes serving the port (node:cluster)',
   }),
-  'series-cache-mb': withDefault({
+  'cache-mb': withDefault({
     kind: integer(0, 1 << 20),
-    default: DEFAULT_CACHE.seriesMb,
+    default: DEFAULT_CACHE_MB,
     unit: 'MB',
     commands: ['serve'],
     arg: 'MB',
-    help: 'bound of the in-memory cache of runs per process',
-  }),
-  'body-cache-mb': withDefault({
-    kind: integer(0, 1 << 20),
-    default: DEFAULT_CACHE.bodyMb,
-    unit: 'MB',
-    commands: ['serve'],
-    arg: 'MB',
-    help: 'bound of the cache of rendered response bodies per process',
+    help: 'memory for the caches of each serving process: four fifths for rendered answers, one fifth for runs (docs/deployment.md: the memory it implies)',
   }),
   'latest-max-age': withDefault({
     kind: integer(0, 31_536_000),

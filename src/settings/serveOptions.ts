@@ -1,6 +1,6 @@
 /** serve's settings as the typed options object the command runs with, with the checks that involve several settings. */
 import type { RangeBox } from '../domain/geo.js';
-import type { CacheSettings } from '../http/context.js';
+import { cacheSplit, type CacheSettings } from '../http/context.js';
 import { parseStoreUrl, type StoreOptions } from '../store/openStore.js';
 import { formatDuration } from './duration.js';
 import type { ValueOf } from './definitions.js';
@@ -105,8 +105,7 @@ export function serveOptions(s: Resolved): ServeOptions {
     eventsKeepMs: s.value('events-keep'),
     shutdownGraceMs: s.value('shutdown-grace'),
     cache: {
-      seriesMb: s.value('series-cache-mb'),
-      bodyMb: s.value('body-cache-mb'),
+      ...cacheSplit(s.value('cache-mb')),
       latestMaxAgeS: s.value('latest-max-age'),
     },
     store: {

@@ -39,8 +39,7 @@ describe('resolveSettings: sources and precedence', () => {
   it('defaults come from the constants the rest of the code uses', () => {
     const s = resolveSettings('serve', [], input());
     assert.deepEqual(s.value('range'), DEFAULT_RANGE);
-    assert.equal(s.value('series-cache-mb'), DEFAULT_CACHE.seriesMb);
-    assert.equal(s.value('body-cache-mb'), DEFAULT_CACHE.bodyMb);
+    assert.equal(s.value('cache-mb'), DEFAULT_CACHE.seriesMb + DEFAULT_CACHE.bodyMb);
     assert.equal(s.value('latest-max-age'), DEFAULT_CACHE.latestMaxAgeS);
     assert.equal(s.value('headers-timeout'), 10_000);
     assert.equal(s.value('request-timeout'), 30_000);
@@ -243,6 +242,13 @@ describe('serveOptions', () => {
       accessLog: false,
     });
     assert.deepEqual(o.limits, { maxInFlight: 9, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 2000 });
+  });
+
+  it('splits --cache-mb between rendered answers and runs, four to one; 0 turns both off', () => {
+    const split = (args: string[]): unknown => serveOptions(resolveSettings('serve', args, input())).cache;
+    assert.deepEqual(split(['--cache-mb', '100']), { bodyMb: 80, seriesMb: 20, latestMaxAgeS: 60 });
+    assert.deepEqual(split(['--cache-mb', '0', '--latest-max-age', '5']), { bodyMb: 0, seriesMb: 0, latestMaxAgeS: 5 });
+    assert.deepEqual(split([]), { bodyMb: 282, seriesMb: 70, latestMaxAgeS: 60 });
   });
 
   it('refuses a read replica without PostgreSQL on both sides, and a headers timeout longer than the request timeout', () => {
