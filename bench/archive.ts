@@ -1,20 +1,25 @@
 /**
- * npm run bench:archive: the bulk download of one run (GET /api/v1/forecast/archive) against its ceiling,
- * node:http sending the same archive's bytes from memory. Both servers are pinned to one core and the
- * client (curl) to the other; rounds alternate between them. Prints MB/s of CSV, server CPU per GB and the
- * product server's peak RSS. BENCH_SITES (default 2000) sites x 2 runs; BENCH_ROUNDS (default 3).
+ * npm run bench:archive: the CSV channel.
+ *  - The bulk download of one run (GET /api/v1/forecast/archive) against node:http sending the same archive's
+ *    bytes from memory, by curl: MB/s of CSV, server CPU per GB, the server's peak RSS.
+ *  - Whole-run CSV downloads (format=csv, a random site and run each) against node:http sending one whole-run
+ *    CSV from memory, by wrk -c32: req/s and the ratio.
+ * Servers on one core, the client on the other, rounds alternating. BENCH_SITES (default 2000) sites x 2 runs;
+ * BENCH_ROUNDS (default 3), BENCH_SECONDS (default 10) per wrk measurement.
  */
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BENCH_DIR, benchIssues, benchStore } from './lib/benchStore.js';
+import { BENCH_DIR, benchIssues, benchSites, benchStore } from './lib/benchStore.js';
 import { CLIENT_CORE, SERVER_CORE } from './lib/httpRun.js';
-import { BIN_ARGS, cpuSeconds, peakRssMb, startPinned, type Server } from './lib/proc.js';
-import { median } from './lib/wrk.js';
+import { BIN_ARGS, cpuSeconds, ensureWrk, peakRssMb, startPinned, type Server } from './lib/proc.js';
+import { csvPaths } from './lib/requests.js';
+import { median, wrk } from './lib/wrk.js';
 
 const SITES = Number(process.env.BENCH_SITES ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const RUNS = 2;
 const CEILING = fileURLToPath(new URL('./ceilingServer.js', import.meta.url));
 
@@ -41,6 +46,8 @@ const issue = benchIssues(RUNS)[0]!;
 const path = `/api/v1/forecast/archive?issue=${issue}`;
 const product = await startPinned(SERVER_CORE, process.execPath, [...BIN_ARGS, 'serve', '--workers', '1', '--port', '0', '--db', db]);
 let ceiling: Server | undefined;
+let csvCeiling: Server | undefined;
+ensureWrk();
 try {
   // The ceiling sends exactly the archive the product sends.
   const body = Buffer.from(await (await fetch(product.base + path)).arrayBuffer());
@@ -65,9 +72,39 @@ try {
   console.log(`forecastd  ${mp.toFixed(0)} MB/s of CSV   ${median(rates.cpuPerGb).toFixed(2)} CPU s per GB   peak RSS ${peakRssMb(product.child.pid!).toFixed(0)} MB`);
   console.log(`ceiling    ${mc.toFixed(0)} MB/s (node:http sending the same archive from memory)`);
   console.log(`ratio      ${(mp / mc).toFixed(2)} of the ceiling; target >= 200 MB/s of CSV`);
+
+  // Whole-run CSV downloads: random sites and runs from forecastd, one precomputed whole-run CSV from the ceiling.
+  const paths = csvPaths(benchSites(SITES).map((s) => s.farmId), benchIssues(RUNS), 4096);
+  const csvFile = join(BENCH_DIR, `archive-ceiling-${SITES}.csv`);
+  // By curl: fetch's pooled connection from the archive download above may have been closed by the server meanwhile.
+  execFileSync('curl', ['-s', '-o', csvFile, product.base + paths[0]!]);
+  csvCeiling = await startPinned(SERVER_CORE, process.execPath, [CEILING, csvFile, 'text/csv; charset=utf-8']);
+  const csvRuns = { product: [] as number[], ceiling: [] as number[], cpu: [] as number[] };
+  await wrk(product.base, 'csv-warm', paths, { core: CLIENT_CORE, serverPid: product.child.pid!, seconds: 3 });
+  await wrk(csvCeiling.base, 'csv-ceiling', ['/'], { core: CLIENT_CORE, serverPid: csvCeiling.child.pid!, seconds: 3 });
+  for (let round = 1; round <= ROUNDS; round++) {
+    const p = await wrk(product.base, 'csv', paths, { core: CLIENT_CORE, serverPid: product.child.pid!, seconds: SECONDS, seed: round });
+    const c = await wrk(csvCeiling.base, 'csv-ceiling', ['/'], { core: CLIENT_CORE, serverPid: csvCeiling.child.pid!, seconds: SECONDS, seed: round });
+    if (p.non2xx + p.errors > 0) throw new Error(`csv: ${p.non2xx + p.errors} failed requests`);
+    csvRuns.product.push(p.rps);
+    csvRuns.ceiling.push(c.rps);
+    csvRuns.cpu.push(p.cpuUs);
+    process.stderr.write(`round ${round}: whole-run CSV ${p.rps.toFixed(0)} req/s (${p.cpuUs.toFixed(0)} µs CPU each, p99 ${p.p99ms.toFixed(1)} ms); ceiling ${c.rps.toFixed(0)} req/s\n`);
+  }
+  const cp = median(csvRuns.product);
+  const cc = median(csvRuns.ceiling);
+  console.log(`\nwhole-run CSV downloads (${(readFileSize(csvFile) / 1e3).toFixed(0)} KB each), wrk -t1 -c32 -d${SECONDS}s, ${ROUNDS} alternating rounds (medians)`);
+  console.log(`forecastd  ${cp.toFixed(0)} req/s   ${median(csvRuns.cpu).toFixed(0)} µs CPU per download`);
+  console.log(`ceiling    ${cc.toFixed(0)} req/s (node:http sending one whole-run CSV from memory)`);
+  console.log(`ratio      ${(cp / cc).toFixed(2)} of the ceiling; target >= 0.25`);
 } finally {
   await product.stop();
   await ceiling?.stop();
+  await csvCeiling?.stop();
+}
+
+function readFileSize(path: string): number {
+  return statSync(path).size;
 }
 
 /** The CSV bytes in a stored zip: the sizes its central directory lists. */

@@ -146,38 +146,40 @@ function putScaledWide(buf: Uint8Array, pos: number, s: number, d: number): numb
 
 /**
  * The text of every scaled integer below SMALL_SCALED, per count of decimals,
- * as two little-endian words (at most 8 characters: "6553.5", "0.065535") and a
- * length: most stored values are small, and one table read and two word writes
- * replace a page's digit arithmetic. Built on first use of each count of
- * decimals (about 0.6 MB each).
+ * as two little-endian words (at most 8 characters: "6553.5", "0.065535"): most
+ * stored values are small, and one table read and two word writes replace a
+ * page's digit arithmetic. The length rides in the last byte when the text is
+ * shorter than 8 (that byte is padding then, and the next write overwrites it);
+ * a digit there means 8. One table instead of a words table and a lengths table
+ * saves a cache miss per value: the tables are too large for the cache, and
+ * the lengths read was a tenth of a whole-run CSV's rendering time. Built on
+ * first use of each count of decimals (0.5 MB each).
  */
 const SMALL_SCALED = 65_536;
 
 interface ScaledTexts {
   readonly words: Uint32Array;
-  readonly lens: Uint8Array;
 }
 
 const scaledTexts: (ScaledTexts | undefined)[] = [];
 /** For raw columns, which are written by their own text: no table to build. */
-const NO_TEXTS: ScaledTexts = { words: new Uint32Array(0), lens: new Uint8Array(0) };
+const NO_TEXTS: ScaledTexts = { words: new Uint32Array(0) };
 
 function textsOf(d: number): ScaledTexts {
   let t = scaledTexts[d];
   if (t === undefined) {
     const words = new Uint32Array(2 * SMALL_SCALED);
-    const lens = new Uint8Array(SMALL_SCALED);
     const bytes = new Uint8Array(8 + MAX_SCALED_BYTES);
     const dv = new DataView(bytes.buffer);
     for (let s = 0; s < SMALL_SCALED; s++) {
       bytes.fill(0);
       const len = putScaled(bytes, 0, s, d);
       if (len > 8) throw new Error(`scaled text of ${s} / 10^${d} is longer than 8 bytes`);
+      if (len < 8) bytes[7] = len;
       words[2 * s] = dv.getUint32(0, true);
       words[2 * s + 1] = dv.getUint32(4, true);
-      lens[s] = len;
     }
-    t = { words, lens };
+    t = { words };
     scaledTexts[d] = t;
   }
   return t;
@@ -273,7 +275,6 @@ export function writeRecords(
   const values: Float64Array[] = [];
   const decimals: number[] = [];
   const textWords: Uint32Array[] = [];
-  const textLens: Uint8Array[] = [];
   const keyViews: DataView[] = [];
   const keyLens: number[] = [];
   let perRecord = p.headBytes;
@@ -284,7 +285,6 @@ export function writeRecords(
     decimals.push(d);
     const t = d < 0 ? NO_TEXTS : textsOf(d);
     textWords.push(t.words);
-    textLens.push(t.lens);
     keyViews.push(p.fields[e]!);
     keyLens.push(p.fieldLens[e]!);
     perRecord += p.fieldLens[e]! + Math.max(MAX_SCALED_BYTES, style.missing.length);
@@ -316,9 +316,11 @@ export function writeRecords(
           // Two words: the reservation covers 8 bytes, and what follows overwrites the padding.
           const k = a | 0;
           const w = textWords[j]!;
+          const high = w[2 * k + 1]!;
           dv.setUint32(pos, w[2 * k]!, true);
-          dv.setUint32(pos + 4, w[2 * k + 1]!, true);
-          pos += textLens[j]![k]!;
+          dv.setUint32(pos + 4, high, true);
+          const len = high >>> 24;
+          pos += len > 8 ? 8 : len;
         } else {
           pos = putScaled(buf, pos, a, decimals[j]!);
         }

@@ -61,6 +61,19 @@ test('the table edge and the largest six-decimal entries are spelled in full', (
   ]);
 });
 
+test('every entry of every small-value text table is spelled as its number (lengths 1 to 8 included)', () => {
+  // The table holds each text and its length in one pair of words: every entry is checked, not a sample.
+  for (let d = 0; d <= 6; d++) {
+    for (let first = 0; first < 65_536; first += 1441) {
+      const values = Array.from({ length: Math.min(1441, 65_536 - first) }, (_, i) => (first + i) / 10 ** d);
+      const texts = rendered(values);
+      for (let i = 0; i < values.length; i++) {
+        if (texts[i] !== numberText(values[i]!)) assert.fail(`${first + i} / 10^${d}: ${texts[i]} instead of ${numberText(values[i]!)}`);
+      }
+    }
+  }
+});
+
 test('a raw column (values beyond six decimals) is written by its shortest round-trip text', () => {
   const values = [0.1 + 0.2, 1e-7, -123456.7890123, NaN, 5e-324, 65535.0000001];
   assert.deepEqual(rendered(values), values.map((v) => (Number.isNaN(v) ? 'null' : numberText(v))));
