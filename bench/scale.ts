@@ -53,7 +53,8 @@ try {
   const record = (key: string, r: WrkResult, round: number): void => {
     results.set(key, [...(results.get(key) ?? []), r]);
     process.stderr.write(
-      `round ${round} ${key.padEnd(12)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50ms.toFixed(2)} ms  p99 ${r.p99ms.toFixed(2)} ms  ` +
+      `round ${round} ${key.padEnd(12)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50ms.toFixed(2)} p90 ${r.p90ms.toFixed(2)} ` +
+        `p99 ${r.p99ms.toFixed(2)} p99.9 ${r.p999ms.toFixed(2)} max ${r.maxMs.toFixed(1)} ms  ` +
         `${r.cpuUs.toFixed(1)} µs CPU/req  non-2xx ${r.non2xx + r.errors}\n`,
     );
   };
@@ -62,19 +63,24 @@ try {
     for (const scenario of SCENARIOS) for (const sites of sizes) record(`${scenario}@${sites}`, await run(sites, scenario, SECONDS, round), round);
   }
   const med = (key: string, f: (r: WrkResult) => number): number => median(results.get(key)!.map(f));
+  const distribution = (key: string): string =>
+    [med(key, (r) => r.p50ms), med(key, (r) => r.p90ms), med(key, (r) => r.p99ms), med(key, (r) => r.p999ms), med(key, (r) => r.maxMs)]
+      .map((v) => v.toFixed(2))
+      .join(' / ');
   const ceilRps = med('ceiling', (r) => r.rps);
   const ceilP99 = med('ceiling', (r) => r.p99ms);
   const p99Target = Math.max(3, 2 * ceilP99);
   console.log(`\nforecastd scale benchmark: ${SMALL} vs ${LARGE} sites x ${RUNS} runs, wrk -t1 -c32 -d${SECONDS}s, ${ROUNDS} alternating rounds (medians)`);
-  console.log(`ceiling (node:http, precomputed page): ${ceilRps.toFixed(0)} req/s, ${med('ceiling', (r) => r.cpuUs).toFixed(1)} µs CPU/req, p50 ${med('ceiling', (r) => r.p50ms).toFixed(2)} ms, p99 ${ceilP99.toFixed(2)} ms`);
-  console.log('scenario   sites   req/s  ÷ceiling  CPU µs/req  p50 ms  p99 ms');
+  console.log(`ceiling (node:http, precomputed page): ${ceilRps.toFixed(0)} req/s, ${med('ceiling', (r) => r.cpuUs).toFixed(1)} µs CPU/req, latency ${distribution('ceiling')}`);
+  console.log('latency in ms: p50 / p90 / p99 / p99.9 / max (each the median over the rounds)');
+  console.log('scenario   sites   req/s  ÷ceiling  CPU µs/req  latency');
   for (const scenario of SCENARIOS) {
     for (const sites of sizes) {
       const key = `${scenario}@${sites}`;
       const rps = med(key, (r) => r.rps);
       console.log(
         `${scenario.padEnd(8)} ${String(sites).padStart(7)} ${rps.toFixed(0).padStart(7)}  ${(rps / ceilRps).toFixed(2).padStart(8)}  ` +
-          `${med(key, (r) => r.cpuUs).toFixed(1).padStart(10)}  ${med(key, (r) => r.p50ms).toFixed(2).padStart(6)}  ${med(key, (r) => r.p99ms).toFixed(2).padStart(6)}`,
+          `${med(key, (r) => r.cpuUs).toFixed(1).padStart(10)}  ${distribution(key)}`,
       );
     }
   }

@@ -12,7 +12,11 @@ export interface WrkResult {
   requests: number;
   rps: number;
   p50ms: number;
+  p90ms: number;
   p99ms: number;
+  /** The far tail, from the script's done() (wrk's report stops at 99 %). */
+  p999ms: number;
+  maxMs: number;
   non2xx: number;
   errors: number;
   /** Server CPU per request, µs. */
@@ -28,6 +32,17 @@ request = function()
 end
 `;
 
+/**
+ * Appended to every script: prints the far tail, which wrk's --latency report leaves out (it stops at 99 %);
+ * a distribution, not one percentile, says where a tail comes from.
+ */
+const TAIL_LUA = `
+done = function(summary, latency, requests)
+  io.write(string.format("tail 99.9%% %d us\\n", latency:percentile(99.9)))
+  io.write(string.format("tail max %d us\\n", latency.max))
+end
+`;
+
 const toMs = (v: string, unit: string): number => Number(v) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
 
 export function parseWrk(text: string): Omit<WrkResult, 'cpuUs'> {
@@ -40,7 +55,8 @@ export function parseWrk(text: string): Omit<WrkResult, 'cpuUs'> {
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(text)?.[1] ?? 0);
   const e = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
   const errors = e ? Number(e[1]) + Number(e[2]) + Number(e[3]) + Number(e[4]) : 0;
-  return { requests, rps, p50ms: lat('50'), p99ms: lat('99'), non2xx, errors };
+  const tail = (what: string): number => Number(new RegExp(`tail ${what} (\\d+) us`).exec(text)?.[1] ?? NaN) / 1000;
+  return { requests, rps, p50ms: lat('50'), p90ms: lat('90'), p99ms: lat('99'), p999ms: tail('99\\.9%'), maxMs: tail('max'), non2xx, errors };
 }
 
 /** A request source for wrk: a list of paths drawn at random, or a Lua script that makes each request. */
@@ -62,11 +78,11 @@ export async function wrk(
   let script = join(BENCH_DIR, 'random-paths.lua');
   if ('lua' in requests) {
     script = join(BENCH_DIR, `requests-${name}.lua`);
-    writeFileSync(script, requests.lua);
+    writeFileSync(script, requests.lua + TAIL_LUA);
     writeFileSync(list, '/\n');
   } else {
     writeFileSync(list, (requests as readonly string[]).join('\n') + '\n');
-    writeFileSync(script, LUA);
+    writeFileSync(script, LUA + TAIL_LUA);
   }
   const cpu0 = cpuSeconds(o.serverPid);
   const { stdout } = await run(
