@@ -56,14 +56,17 @@ describe('apiTimeMs', () => {
   });
 
   it('is NaN for what is not an API time', () => {
-    for (const t of ['', 'not a time', 'foo 2026', '2026', 'Nov 25 2026', '2026-11-25', '2026-11-25 08:00:00+08:00']) {
+    for (const t of ['', 'not a time', 'foo 2026', '2026', 'Nov 25 2026', '2026-02-30T08:00:00+08:00', '2026-11-25T24:00:00Z', '25.11.2026 08:00']) {
       assert.ok(Number.isNaN(apiTimeMs(t)), t);
     }
   });
 
-  it('does not read a time without an offset as local time', () => {
-    assert.ok(Number.isNaN(apiTimeMs('2026-11-25T08:00:00')));
-    assert.ok(Number.isNaN(apiTimeMs('2026-11-25T08:00')));
+  it('reads a time without an offset as the API does (Beijing time), never as the browser\'s local time', () => {
+    assert.equal(apiTimeMs('2026-11-25T08:00:00'), Date.UTC(2026, 10, 25, 0));
+    assert.equal(apiTimeMs('2026-11-25T08:00'), Date.UTC(2026, 10, 25, 0));
+    // A bare date is 00:00 Beijing time, and a space may stand for T (INTERFACE.md section 3).
+    assert.equal(apiTimeMs('2026-11-25'), Date.UTC(2026, 10, 24, 16));
+    assert.equal(apiTimeMs('2026-11-25 08:00:00+08:00'), Date.UTC(2026, 10, 25, 0));
   });
 });
 
@@ -216,7 +219,7 @@ describe('time zone independence', () => {
     param: instants.map(apiParamText),
     lead: instants.map((ms) => leadText(issueStartMs('2026030800'), ms)),
     fromInput: [Date.UTC(2026, 2, 8, 7), Date.UTC(2026, 10, 1, 6), Date.UTC(2026, 10, 24, 16), null],
-    api: [Date.UTC(2026, 10, 25, 0), Date.UTC(2026, 10, 25, 0), null],
+    api: [Date.UTC(2026, 10, 25, 0), Date.UTC(2026, 10, 25, 0), Date.UTC(2026, 10, 25, 0)],
     issue: Date.UTC(2026, 2, 8, 0),
   };
 

@@ -1,10 +1,12 @@
 /**
  * Times as the console shows them: Beijing time (UTC+8, no daylight saving) whatever the browser's own
- * zone, computed from the instant rather than through the browser's clock settings.
+ * zone, computed from the instant rather than through the browser's clock settings. What a run's name, an
+ * API time and the offset are is the server's own pure core (src/domain), bundled in, not a second copy.
  */
+import { STEP_MS } from '../../src/domain/run.js';
+import { BEIJING_OFFSET, BEIJING_OFFSET_MS, parseDateTime, parseIssue } from '../../src/domain/time.js';
 
-export const BEIJING_OFFSET_MS = 8 * 3600_000;
-export const STEP_MS = 15 * 60_000;
+export { BEIJING_OFFSET_MS, STEP_MS };
 
 const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
 
@@ -33,16 +35,17 @@ export function utcText(ms: number): string {
   return `${p.y}-${pad(p.mo)}-${pad(p.d)} ${pad(p.h)}:${pad(p.mi)} UTC`;
 }
 
-/** The instant a run starts, from its name `yyyyMMddHH` (UTC). */
+/** The instant a run starts, from its name `yyyyMMddHH` (UTC); NaN when it is not a real date and hour. */
 export function issueStartMs(issue: string): number {
-  return Date.UTC(Number(issue.slice(0, 4)), Number(issue.slice(4, 6)) - 1, Number(issue.slice(6, 8)), Number(issue.slice(8, 10)));
+  return parseIssue(issue) ?? NaN;
 }
 
-/** An API time (`2026-11-25T08:00:00+08:00` or `…Z`) as an instant; NaN when it is not one. */
+/**
+ * An API time (`2026-11-25T08:00:00+08:00` or `…Z`) as an instant, read as the API reads its own parameters
+ * (a time without an offset is Beijing time, never the browser's); NaN when it is not one.
+ */
 export function apiTimeMs(text: string): number {
-  // Only ISO texts with an explicit offset: Date.parse alone also reads free-form texts, and a time without an
-  // offset as the browser's local time.
-  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/.test(text) ? Date.parse(text) : NaN;
+  return parseDateTime(text) ?? NaN;
 }
 
 /** The value of a `datetime-local` field showing this instant in Beijing time: `2026-11-25T08:00`. */
@@ -50,18 +53,17 @@ export function beijingInputValue(ms: number): string {
   return beijingText(ms).replace(' ', 'T');
 }
 
-/** A `datetime-local` value read as Beijing time; NaN when it is not one. */
+/** The shape of a `datetime-local` value: a date and a time, no offset. */
+const LOCAL_INPUT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/;
+
+/** A `datetime-local` value read as Beijing time (as the API reads a time without offset); NaN when it is not one. */
 export function fromBeijingInput(value: string): number {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?$/.exec(value);
-  if (m === null) return NaN;
-  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5])) - BEIJING_OFFSET_MS;
-  // Date.UTC rolls over (02-30 -> 03-02, 24:00 -> next day): only a real date and time reads back the same.
-  return beijingInputValue(ms) === value.slice(0, 16) ? ms : NaN;
+  return LOCAL_INPUT.test(value) ? (parseDateTime(value) ?? NaN) : NaN;
 }
 
 /** A query parameter value for the API's start and end: Beijing time with its offset, `2026-11-25T08:00+08:00`. */
 export function apiParamText(ms: number): string {
-  return beijingInputValue(ms) + '+08:00';
+  return beijingInputValue(ms) + BEIJING_OFFSET;
 }
 
 /** Hours between the run's start and a valid time, as the `+36h` a forecaster reads. */
