@@ -8,10 +8,10 @@ import { keyState } from '../access/keyState.js';
 import { openStore } from '../store/openStore.js';
 import { KeyNameTakenError, type StoredKey } from '../store/store.js';
 import { resolveSettings, type Resolved, type SettingsInput } from '../settings/resolve.js';
+import { checkName } from './names.js';
 import { UsageError } from './usage.js';
 
 /** Names a key in lists and logs: printable, no separators a list or a log would trip on. */
-const KEY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/;
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
@@ -57,9 +57,7 @@ export async function keysCommand(args: string[], input: SettingsInput): Promise
   } else if (takesName) {
     name = rest[0]!;
   }
-  if (name !== undefined && !KEY_NAME.test(name)) {
-    throw new UsageError(`key name "${name.slice(0, 80)}" must be 1-64 of A-Z a-z 0-9 _ . @ - and start with a letter or digit`, 'keys');
-  }
+  checkName(name, 'key', 'keys');
   const store = await openStore(settings.value('db'));
   try {
     const now = Date.now();

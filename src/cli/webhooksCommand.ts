@@ -9,10 +9,10 @@ import { newSecret } from '../events/webhooks/signature.js';
 import { openStore } from '../store/openStore.js';
 import { WebhookNameTakenError, type WebhookSummary } from '../store/store.js';
 import { resolveSettings, type Resolved, type SettingsInput } from '../settings/resolve.js';
+import { checkName } from './names.js';
 import { UsageError } from './usage.js';
 
 /** Names an endpoint in lists and logs, as a key's name: printable, no separators. */
-const WEBHOOK_NAME = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/;
 const MAX_URL_LENGTH = 2000;
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -88,9 +88,7 @@ export async function webhooksCommand(args: string[], input: SettingsInput): Pro
   } else if (sub !== 'list') {
     name = rest[0]!;
   }
-  if (name !== undefined && !WEBHOOK_NAME.test(name)) {
-    throw new UsageError(`webhook name "${name.slice(0, 80)}" must be 1-64 of A-Z a-z 0-9 _ . @ - and start with a letter or digit`, 'webhooks');
-  }
+  checkName(name, 'webhook', 'webhooks');
 
   const store = await openStore(settings.value('db'));
   try {

@@ -78,6 +78,7 @@ describe('forecastd webhooks', () => {
     assert.equal(taken.stdout, '');
     const badName = await hooks(['add', 'https://b.example.com/', '--name', 'a b']);
     assert.equal(badName.code, 2);
+    assert.match(badName.stderr, /webhook name "a b" must be 1-64 of/);
     const names = JSON.parse((await hooks(['list', '--json'])).stdout) as Array<{ name: string }>;
     assert.deepEqual(names.map((w) => w.name), ['desk', 'hooks.example.com'], 'nothing was added');
   });
