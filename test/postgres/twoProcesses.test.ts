@@ -8,8 +8,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { runCli, serve, type Served } from '../helpers/cli.js';
-import { cellValue, farmsCsv, runCsv, tempDir } from '../helpers/fixtures.js';
+import { importFarms, runCli, serve, type Served } from '../helpers/cli.js';
+import { cellValue, runCsv, tempDir } from '../helpers/fixtures.js';
 import { freshPgDatabase, pgTestOptions } from '../helpers/pg.js';
 
 const options = await pgTestOptions();
@@ -23,9 +23,7 @@ before(async () => {
   if (options.skip) return;
   db = await freshPgDatabase();
   ({ dir, cleanup: cleanupDir } = tempDir());
-  writeFileSync(join(dir, 'farms.csv'), farmsCsv());
-  const r = await runCli(['farms', 'import', join(dir, 'farms.csv'), '--db', db.url]);
-  assert.equal(r.code, 0, r.stderr);
+  await importFarms(db.url, dir);
   [a, b] = await Promise.all([serve(['--db', db.url, '--workers', '1']), serve(['--db', db.url, '--workers', '1'])]);
 });
 after(async () => {
