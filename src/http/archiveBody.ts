@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import { ByteSink } from '../domain/byteSink.js';
 import { csvFileName, writeCsv } from '../domain/csvFormat.js';
-import { resolveWindow, windowRecords } from '../domain/window.js';
+import { windowRecords } from '../domain/window.js';
 import { centralDirectory, localHeader, type ZipEntry } from '../domain/zipFormat.js';
 import type { ArchivePlan } from '../query/archivePlan.js';
 import type { Store } from '../store/store.js';
@@ -27,8 +27,7 @@ async function* entries(store: Store, plan: ArchivePlan): AsyncGenerator<Buffer>
     const run = await store.getRun(version.farmId, plan.issue);
     // Removed by retention since the plan was made: the archive holds what exists as it is written.
     if (run === undefined) continue;
-    const window = resolveWindow(plan.issueMs, plan.startMs, plan.endMs);
-    const { from, to } = windowRecords(run.view.steps, plan.issueMs, window);
+    const { from, to } = windowRecords(run.view.steps, plan.issueMs, plan.window);
     writeCsv(sink.reset(), run.view, plan.issueMs, plan.elements, from, to);
     // A copy: the sink is reused for the next entry while this one may still wait in the socket's queue.
     const data = Buffer.from(sink.buf.subarray(0, sink.len));

@@ -5,6 +5,7 @@
  */
 import { notFound } from '../domain/errors.js';
 import { parseIssue } from '../domain/time.js';
+import { resolveWindow, type TimeWindow } from '../domain/window.js';
 import type { RunVersion, Store } from '../store/store.js';
 import { runParams } from './forecastQuery.js';
 import type { Scope } from './scope.js';
@@ -23,6 +24,8 @@ export interface ArchivePlan {
   readonly elements: readonly number[];
   readonly startMs: number | undefined;
   readonly endMs: number | undefined;
+  /** The window the entries are cut to, resolved against the run (checked here, before anything is sent). */
+  readonly window: TimeWindow;
   /** The visible sites holding the run, sorted by farm_id, each with the version listed when planning. */
   readonly runs: readonly RunVersion[];
   /** The newest publication among them: the archive's Last-Modified. */
@@ -42,5 +45,8 @@ export async function planArchive(store: Store, p: ArchiveParams, scope: Scope):
   if (runs.length === 0) throw notFound(`Issue ${issue} does not exist.`);
   let publishedAt = 0;
   for (const r of runs) publishedAt = Math.max(publishedAt, r.publishedAt);
-  return { issue, issueMs: parseIssue(issue)!, elements, startMs, endMs, runs, publishedAt };
+  const issueMs = parseIssue(issue)!;
+  // A start after the run's last time with no end is a bad window: refused now, not in the middle of a zip.
+  const window = resolveWindow(issueMs, startMs, endMs);
+  return { issue, issueMs, elements, startMs, endMs, window, runs, publishedAt };
 }
