@@ -223,7 +223,10 @@ describe('the console in Chromium', browserTestOptions(), () => {
 
   test('the runs view lists every run with its state, and a new run appears without a reload', async () => {
     const runs = (await api<{ items: Run[] }>('/api/v1/forecast/issues')).items;
-    const { page, context } = await open(DESKTOP, '/?view=runs');
+    // The site's view first, so that the page has already read the site's runs once.
+    const { page, context } = await open(DESKTOP, '/?view=site&farm=WF_GS01');
+    await drawn(page);
+    await page.click('[data-nav="runs"]');
     await page.waitForSelector('[data-issue]');
     assert.equal(await page.locator('[data-issue]').count(), runs.length);
     for (const r of runs) assert.equal(await page.locator(`[data-issue="${r.issue}"]`).getAttribute('data-status'), r.status);
@@ -240,6 +243,11 @@ describe('the console in Chromium', browserTestOptions(), () => {
     await row.waitFor({ timeout: 10_000 });
     assert.equal(await row.getAttribute('data-status'), 'receiving');
     assert.match((await row.textContent()) ?? '', /1 \/ 24/);
+    // Back on the site, its latest run is the new one: what the page read before is not served again.
+    await page.click('[data-farm-id="WF_GS01"]');
+    await drawn(page);
+    assert.equal(await page.locator('[data-run-select]').inputValue(), issue);
+    assert.match((await page.locator('.latest').textContent()) ?? '', new RegExp(`Latest run ${issue} .*Receiving`));
     await context.close();
   });
 

@@ -99,7 +99,9 @@ export function siteView(o: SiteViewOptions): SiteView {
   };
 
   async function load(): Promise<void> {
-    const runs = (await getData<Page<Run>>(apiUrl('/api/v1/forecast/issues', { farm_id: farm.farm_id, size: 1000 }))).items;
+    // Asked afresh each time: runs arrive and change state while the page stays open (a run's data, by its
+    // name, is what may be kept).
+    const runs = (await getData<Page<Run>>(apiUrl('/api/v1/forecast/issues', { farm_id: farm.farm_id, size: 1000 }), { fresh: true })).items;
     if (runs.length === 0) {
       latest.textContent = 'No run holds data for this site yet.';
       return;
