@@ -418,3 +418,15 @@ export function defaultText(def: SettingDef): string {
   const value = defaultOf(def);
   return value === undefined ? 'none' : def.kind.text(value);
 }
+
+/**
+ * Settings that were and are no more, with what took their place: a flag or file key left from an older
+ * version is refused (exit 2, as any bad setting) with a message that says what to write instead.
+ */
+const RETIRED: ReadonlyMap<string, string> = new Map([
+  ['series-cache-mb', 'retired: --cache-mb sizes every cache now (one fifth of it holds runs)'],
+  ['body-cache-mb', 'retired: --cache-mb sizes every cache now (four fifths of it hold rendered answers)'],
+]);
+
+/** Why a name that is not a setting is refused: what replaced it, when it is a retired one. */
+export const notASetting = (name: string, fallback: string): string => RETIRED.get(name) ?? fallback;

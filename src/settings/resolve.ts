@@ -23,6 +23,7 @@ import {
   SETTINGS,
   defaultOf,
   envName,
+  notASetting,
   originsOf,
   settingsOf,
   takes,
@@ -130,7 +131,7 @@ function parseArgv(command: CommandName, argv: readonly string[], allowPositiona
     const inline = eq < 0 ? undefined : arg.slice(eq + 1);
     const from = `flag --${name}`;
     const def = defOf(name);
-    if (def === undefined) throw new SettingError(name, from, `no such option`);
+    if (def === undefined) throw new SettingError(name, from, notASetting(name, 'no such option'));
     if (!takes(command, def) || !originsOf(def).includes('flag')) {
       throw new SettingError(name, from, `not an option of ${command} (it is one of ${def.commands.join(', ')})`);
     }
@@ -217,7 +218,7 @@ export function resolveSettings(command: CommandName, argv: readonly string[], i
     const from = `file ${loc.path}`;
     for (const [key, json] of Object.entries(entries)) {
       const def = defOf(key);
-      if (def === undefined) throw new SettingError(key, from, 'no such setting');
+      if (def === undefined) throw new SettingError(key, from, notASetting(key, 'no such setting'));
       if (!originsOf(def).includes('file')) throw new SettingError(key, from, 'cannot be set in a config file');
       if (!takes(command, def)) continue;
       file.set(key, { value: fromJson(def, json, from), from });

@@ -164,6 +164,11 @@ describe('resolveSettings: what it refuses', () => {
 
   it('unknown flags, options of other commands, values for switches and missing values', () => {
     fails(() => resolveSettings('serve', ['--nope'], input()), 'setting nope from flag --nope: no such option');
+    // A retired setting says what replaced it, from a flag and from a file alike.
+    fails(
+      () => resolveSettings('serve', ['--series-cache-mb', '64'], input()),
+      'setting series-cache-mb from flag --series-cache-mb: retired: --cache-mb sizes every cache now (one fifth of it holds runs)',
+    );
     fails(() => resolveSettings('serve', ['--runs', '3'], input()), 'setting runs from flag --runs: not an option of serve (it is one of demo)');
     fails(() => resolveSettings('serve', ['--json'], input()), /^setting json from flag --json: not an option of serve/);
     fails(() => resolveSettings('serve', ['--access-log=true'], input()), 'setting access-log from flag --access-log: takes no value');
@@ -174,6 +179,10 @@ describe('resolveSettings: what it refuses', () => {
 
   it('the config file: unknown keys, keys that cannot be in a file, malformed JSON, not an object, missing, unreadable', () => {
     const file = (text: string) => input({}, { './forecastd.config.json': text });
+    fails(
+      () => resolveSettings('serve', [], file('{"body-cache-mb": 64}')),
+      'setting body-cache-mb from file ./forecastd.config.json: retired: --cache-mb sizes every cache now (four fifths of it hold rendered answers)',
+    );
     fails(() => resolveSettings('serve', [], file('{"prot": 80}')), 'setting prot from file ./forecastd.config.json: no such setting');
     fails(() => resolveSettings('serve', [], file('{"config": "x.json"}')), 'setting config from file ./forecastd.config.json: cannot be set in a config file');
     fails(() => resolveSettings('config', [], file('{"json": true}')), /^setting json from file .*: cannot be set in a config file$/);
