@@ -9,7 +9,7 @@ import { displayOf, type Display, type ElementDef } from '../catalogue.js';
 import { h } from '../dom.js';
 import { storedKey } from '../keyStore.js';
 import { CHANGE_FIELD, panelsFor, type PanelDef } from '../panels.js';
-import { alignRuns, changeOf, gridBounds, type Aligned, type Column } from '../series.js';
+import { alignRuns, changeOf, gridBounds, type Aligned } from '../series.js';
 import { apiParamText, beijingInputValue, beijingText, fromBeijingInput, issueStartMs, leadText, STEP_MS, utcText } from '../time.js';
 import type { ViewState } from '../viewState.js';
 import { drawChart, type ChartSeries } from './chart.js';
@@ -366,12 +366,12 @@ function figure(
 }
 
 function dataTable(title: string, a: Aligned, series: readonly ChartSeries[]): HTMLElement {
-  const issueMs = a.x.length > 0 ? a.x[0]! * 1000 : 0;
+  const firstMs = a.x.length > 0 ? a.x[0]! * 1000 : 0;
   const fmt = (v: number | null | undefined): string => (v === null || v === undefined ? '' : String(+v.toFixed(3)));
   const rows: HTMLElement[] = [];
   for (let k = 0; k < a.x.length; k++) {
     const ms = a.x[k]! * 1000;
-    rows.push(h('tr', {}, h('th', { scope: 'row' }, beijingText(ms)), h('td', {}, leadText(issueMs, ms)), ...series.map((s) => h('td', {}, fmt((s.values as Column)[k])))));
+    rows.push(h('tr', {}, h('th', { scope: 'row' }, beijingText(ms)), h('td', {}, leadText(firstMs, ms)), ...series.map((s) => h('td', {}, fmt(s.values[k])))));
   }
   return h(
     'div',
