@@ -8,11 +8,8 @@
  * BENCH_ROUNDS (default 3), BENCH_SECONDS (default 10) per wrk measurement.
  */
 import { execFileSync } from 'node:child_process';
-import { statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { BENCH_DIR, benchIssues, benchSites, benchStore } from './lib/benchStore.js';
-import { CLIENT_CORE, SERVER_CORE } from './lib/httpRun.js';
+import { benchIssues, benchSites, benchStore } from './lib/benchStore.js';
+import { CLIENT_CORE, SERVER_CORE, startCeiling } from './lib/httpRun.js';
 import { BIN_ARGS, cpuSeconds, ensureWrk, peakRssMb, startPinned, type Server } from './lib/proc.js';
 import { csvPaths } from './lib/requests.js';
 import { median, wrk } from './lib/wrk.js';
@@ -21,7 +18,6 @@ const SITES = Number(process.env.BENCH_SITES ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const RUNS = 2;
-const CEILING = fileURLToPath(new URL('./ceilingServer.js', import.meta.url));
 
 interface Download {
   bytes: number;
@@ -51,9 +47,7 @@ ensureWrk();
 try {
   // The ceiling sends exactly the archive the product sends.
   const body = Buffer.from(await (await fetch(product.base + path)).arrayBuffer());
-  const file = join(BENCH_DIR, `archive-${SITES}.zip`);
-  writeFileSync(file, body);
-  ceiling = await startPinned(SERVER_CORE, process.execPath, [CEILING, file, 'application/zip']);
+  ceiling = await startCeiling(`archive-${SITES}.zip`, body, 'application/zip');
   const csvBytes = csvBytesOf(body);
   process.stderr.write(`${SITES} sites, run ${issue}: archive ${(body.length / 1e6).toFixed(1)} MB, ${(csvBytes / 1e6).toFixed(1)} MB of CSV\n`);
   const rates = { product: [] as number[], ceiling: [] as number[], cpuPerGb: [] as number[] };
@@ -75,10 +69,9 @@ try {
 
   // Whole-run CSV downloads: random sites and runs from forecastd, one precomputed whole-run CSV from the ceiling.
   const paths = csvPaths(benchSites(SITES).map((s) => s.farmId), benchIssues(RUNS), 4096);
-  const csvFile = join(BENCH_DIR, `archive-ceiling-${SITES}.csv`);
   // By curl: fetch's pooled connection from the archive download above may have been closed by the server meanwhile.
-  execFileSync('curl', ['-s', '-o', csvFile, product.base + paths[0]!]);
-  csvCeiling = await startPinned(SERVER_CORE, process.execPath, [CEILING, csvFile, 'text/csv; charset=utf-8']);
+  const csvBody = execFileSync('curl', ['-s', product.base + paths[0]!], { maxBuffer: 16 * 1024 * 1024 });
+  csvCeiling = await startCeiling(`archive-${SITES}.csv`, csvBody, 'text/csv; charset=utf-8');
   const csvRuns = { product: [] as number[], ceiling: [] as number[], cpu: [] as number[] };
   await wrk(product.base, 'csv-warm', paths, { core: CLIENT_CORE, serverPid: product.child.pid!, seconds: 3 });
   await wrk(csvCeiling.base, 'csv-ceiling', ['/'], { core: CLIENT_CORE, serverPid: csvCeiling.child.pid!, seconds: 3 });
@@ -93,7 +86,7 @@ try {
   }
   const cp = median(csvRuns.product);
   const cc = median(csvRuns.ceiling);
-  console.log(`\nwhole-run CSV downloads (${(readFileSize(csvFile) / 1e3).toFixed(0)} KB each), wrk -t1 -c32 -d${SECONDS}s, ${ROUNDS} alternating rounds (medians)`);
+  console.log(`\nwhole-run CSV downloads (${(csvBody.length / 1e3).toFixed(0)} KB each), wrk -t1 -c32 -d${SECONDS}s, ${ROUNDS} alternating rounds (medians)`);
   console.log(`forecastd  ${cp.toFixed(0)} req/s   ${median(csvRuns.cpu).toFixed(0)} µs CPU per download`);
   console.log(`ceiling    ${cc.toFixed(0)} req/s (node:http sending one whole-run CSV from memory)`);
   console.log(`ratio      ${(cp / cc).toFixed(2)} of the ceiling; target >= 0.25`);
@@ -101,10 +94,6 @@ try {
   await product.stop();
   await ceiling?.stop();
   await csvCeiling?.stop();
-}
-
-function readFileSize(path: string): number {
-  return statSync(path).size;
 }
 
 /** The CSV bytes in a stored zip: the sizes its central directory lists. */

@@ -5,11 +5,8 @@
  * (ceiling, small hot, large hot, small mixed, large mixed, ...), so that a machine whose speed drifts
  * affects all alike. BENCH_SMALL_SITES, BENCH_LARGE_SITES, BENCH_RUNS, BENCH_SECONDS, BENCH_ROUNDS.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { BENCH_DIR, benchIssues, benchSites, benchStore } from './lib/benchStore.js';
-import { CLIENT_CORE, SERVER_CORE } from './lib/httpRun.js';
+import { CLIENT_CORE, SERVER_CORE, startCeiling } from './lib/httpRun.js';
 import { BIN_ARGS, ensureWrk, peakRssMb, startPinned, type Server } from './lib/proc.js';
 import { hotPaths, mixedLua } from './lib/requests.js';
 import { median, wrk, type Requests, type WrkResult } from './lib/wrk.js';
@@ -20,7 +17,6 @@ const SMALL = Number(process.env.BENCH_SMALL_SITES ?? 200);
 const LARGE = Number(process.env.BENCH_LARGE_SITES ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 2);
 const SCENARIOS = ['hot', 'mixed'] as const;
-const CEILING = fileURLToPath(new URL('./ceilingServer.js', import.meta.url));
 
 ensureWrk();
 const sizes = [SMALL, LARGE];
@@ -36,9 +32,7 @@ try {
   }
   // The ceiling answers every request with the bytes of a real hot page.
   const small = servers.get(SMALL)!;
-  const pageFile = join(BENCH_DIR, 'scale-ceiling-page.json');
-  writeFileSync(pageFile, Buffer.from(await (await fetch(small.base + (load.get(SMALL)!.hot as string[])[0])).arrayBuffer()));
-  ceiling = await startPinned(SERVER_CORE, process.execPath, [CEILING, pageFile]);
+  ceiling = await startCeiling('scale-page.json', Buffer.from(await (await fetch(small.base + (load.get(SMALL)!.hot as string[])[0])).arrayBuffer()));
   const runCeiling = (seconds: number, seed?: number): Promise<WrkResult> =>
     wrk(ceiling!.base, 'ceiling', ['/'], { core: CLIENT_CORE, serverPid: ceiling!.child.pid!, seconds, seed });
   const run = (sites: number, scenario: (typeof SCENARIOS)[number], seconds: number, seed?: number): Promise<WrkResult> => {

@@ -17,6 +17,16 @@ const CEILING = fileURLToPath(new URL('../ceilingServer.js', import.meta.url));
 
 export type Scenario = 'ceiling' | 'hot' | 'mixed' | 'csv';
 
+/**
+ * The ceiling: node:http on the server core replying to every request with `body`, kept in
+ * BENCH_DIR/ceiling-NAME (bench/ceilingServer.ts).
+ */
+export function startCeiling(name: string, body: Uint8Array, contentType?: string): Promise<Server> {
+  const file = join(BENCH_DIR, `ceiling-${name}`);
+  writeFileSync(file, body);
+  return startPinned(SERVER_CORE, process.execPath, [CEILING, file, ...(contentType === undefined ? [] : [contentType])]);
+}
+
 export interface Summary {
   /** A Scenario, or the name of a Variant. */
   scenario: string;
@@ -83,9 +93,7 @@ export async function httpRun(
       name === 'hot' ? hotPaths(farmIds) : name === 'mixed' ? { lua: mixedLua(farmIds, issues) } : csvPaths(farmIds, issues, 5_000);
     for (const name of o.scenarios) {
       if (name === 'ceiling') {
-        const pageFile = join(BENCH_DIR, 'ceiling-page.json');
-        writeFileSync(pageFile, page);
-        const ceiling = await startPinned(SERVER_CORE, process.execPath, [CEILING, pageFile]);
+        const ceiling = await startCeiling('page.json', page);
         servers.push(ceiling);
         targets.set(name, { target: ceiling, paths: ['/'] });
       } else targets.set(name, { target: server, paths: load(name) });
