@@ -163,6 +163,8 @@ describe('the console in Chromium', browserTestOptions(), () => {
     const { page, context } = await open(DESKTOP, view);
     await drawn(page);
     assert.equal(await page.locator('[data-chart="tr"]').getAttribute('data-points'), '48');
+    // A site's link in the list is its own view, not this window and these fields.
+    assert.equal(await page.locator('[data-farm-id="WF_GS01"]').getAttribute('href'), '?view=site&farm=WF_GS01');
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-download="csv"]')]);
     const got = readFileSync((await download.path())!, 'utf8');
     const expected = await (await fetch(`${server.base}/api/v1/forecast?farm_id=PV_QH01&issue=${issue}&start=${day}T12:00%2B08:00&end=${day}T23:45%2B08:00&elements=t2m,spd100,tr&format=csv`)).text();

@@ -137,7 +137,9 @@ async function start(): Promise<void> {
     farms,
     query: state.q ?? '',
     selected: state.farm,
-    hrefOf: (id) => formatViewState({ ...state, view: 'site', farm: id, issue: undefined }),
+    // A site's own link (opened in a new tab, copied): its latest run, whole horizon, every field. A click
+    // keeps the chosen fields (open()), which the link, made once, could not follow.
+    hrefOf: (id) => formatViewState({ view: 'site', farm: id }),
     open,
     onQuery: (q) => {
       state = { ...state, q: q === '' ? undefined : q };
