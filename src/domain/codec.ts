@@ -68,21 +68,29 @@ function fitsScale(v: number, d: number): boolean {
   return Math.abs(s) <= MAX_SCALED && s / p === v;
 }
 
-/** The smallest decimal scale that reproduces every present value exactly, or -1. */
+/**
+ * The smallest decimal scale that reproduces every present value exactly, or -1.
+ * Values are tried at the scale reached so far; when a value raises it, the ones
+ * before it are tried again at the new scale, since a value that fitted a smaller
+ * scale may not fit a larger one (it may overflow MAX_SCALED).
+ */
 function columnScale(col: Float64Array): number {
   let d = 0;
+  let raisedAt = 0;
   for (let i = 0; i < col.length; i++) {
     const v = col[i]!;
-    if (Number.isNaN(v)) continue;
-    if (Object.is(v, -0) || !Number.isFinite(v)) return -1;
-    while (!fitsScale(v, d)) {
-      if (++d > MAX_DECIMALS) return -1;
+    if (v !== v) continue; // missing
+    if (v === 0 && 1 / v < 0) return -1; // -0 has no scaled form
+    if (!fitsScale(v, d)) {
+      // Infinities never fit: d runs past MAX_DECIMALS.
+      do if (++d > MAX_DECIMALS) return -1;
+      while (!fitsScale(v, d));
+      raisedAt = i;
     }
   }
-  // A value that fitted a smaller scale may overflow the final one.
-  for (let i = 0; i < col.length; i++) {
+  for (let i = 0; i < raisedAt; i++) {
     const v = col[i]!;
-    if (!Number.isNaN(v) && !fitsScale(v, d)) return -1;
+    if (v === v && !fitsScale(v, d)) return -1;
   }
   return d;
 }
@@ -106,7 +114,7 @@ export function encodeSeries(series: RunSeries): Uint8Array {
   for (let e = 0; e < ELEMENT_COUNT; e++) {
     const col = series.columns[e]!;
     let missing = 0;
-    for (let i = 0; i < n; i++) if (Number.isNaN(col[i]!)) missing++;
+    for (let i = 0; i < n; i++) if (col[i]! !== col[i]!) missing++; // NaN: missing
     if (missing === n) {
       heads.push(MODE_ALL_MISSING << 4);
       continue;
@@ -144,9 +152,10 @@ export function encodeSeries(series: RunSeries): Uint8Array {
       for (let c = 0; c < chunks; c++) {
         const start = data.len;
         let m = 0;
-        for (let i = c * CHUNK; i < Math.min(n, (c + 1) * CHUNK); i++) {
+        const stop = Math.min(n, (c + 1) * CHUNK);
+        for (let i = c * CHUNK; i < stop; i++) {
           const v = col[i]!;
-          if (!Number.isNaN(v)) VALUES[m++] = Math.round(v * p);
+          if (v === v) VALUES[m++] = Math.round(v * p); // not missing
         }
         if (m > 0) writeChunk(data, m);
         lengths.push(data.len - start);

@@ -13,3 +13,13 @@ export const gridTexts = keepRecent(64, (issueMs: number): readonly string[] =>
 
 /** Width of one Beijing date_time text, `yyyy-MM-ddTHH:mm:ss+08:00`. */
 export const DATE_TEXT_BYTES = 25;
+
+/** The same texts as bytes, DATE_TEXT_BYTES per step k, for readers that compare bytes (as words) rather than strings. */
+export const gridBytes = keepRecent(64, (issueMs: number): DataView => {
+  const out = new Uint8Array((MAX_STEP + 1) * DATE_TEXT_BYTES);
+  gridTexts(issueMs).forEach((date, k) => {
+    if (date.length !== DATE_TEXT_BYTES) throw new Error('date_time texts must be fixed-width');
+    for (let i = 0; i < DATE_TEXT_BYTES; i++) out[k * DATE_TEXT_BYTES + i] = date.charCodeAt(i);
+  });
+  return new DataView(out.buffer);
+});

@@ -12,11 +12,12 @@ export class ByteWriter extends ByteSink {
   varint(x: number): void {
     this.reserve(8);
     const buf = this.buf;
-    while (x >= 128) {
-      buf[this.len++] = (x % 128) | 128;
-      x = Math.floor(x / 128);
-    }
-    buf[this.len++] = x;
+    let len = this.len;
+    // Below 2^31 in 32-bit integer steps; wider values (up to 2^53) in doubles.
+    for (; x >= 2 ** 31; x = Math.floor(x / 128)) buf[len++] = (x % 128) | 128;
+    for (; x >= 128; x >>>= 7) buf[len++] = (x & 127) | 128;
+    buf[len++] = x;
+    this.len = len;
   }
 }
 

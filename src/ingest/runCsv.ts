@@ -9,7 +9,9 @@ import { FARM_ID_PATTERN } from '../domain/limits.js';
 import { emptySeries, MAX_STEP, STEP_MS, type RunSeries } from '../domain/run.js';
 import { gridTexts } from '../domain/dateTexts.js';
 import { parseDateTime, parseIssue } from '../domain/time.js';
+import { readCanonicalRun } from './canonicalRun.js';
 import { splitCsvLine, textLines } from './csvLine.js';
+import { readHeader } from './runHeader.js';
 import { DECIMAL, fault, quote } from './fault.js';
 
 export interface ValidatedRun {
@@ -36,34 +38,19 @@ export function parseRunFileName(baseName: string): { farmId: string; issue: str
   return { farmId, issue, issueMs };
 }
 
-/** Maps file columns 1..15 to catalogue indexes; throws a FaultError naming the column. */
-function readHeader(line: string | undefined): number[] {
-  if (line === undefined) throw fault(1, 1, 'file is empty; expected the header date_time,' + ELEMENT_NAMES.join(','));
-  const cells = splitCsvLine(line);
-  if (cells === null) throw fault(1, 1, 'header has unbalanced quotes');
-  if (cells[0] !== 'date_time') {
-    throw fault(1, 1, `header must start with date_time, found ${quote(cells[0] ?? '')}`);
-  }
-  const map: number[] = [];
-  const seen = new Set<number>();
-  for (let c = 1; c < cells.length; c++) {
-    const name = cells[c]!;
-    const e = elementIndex(name);
-    if (e < 0) throw fault(1, c + 1, `header names unknown field ${quote(name)}`);
-    if (seen.has(e)) throw fault(1, c + 1, `header names field ${quote(name)} twice`);
-    seen.add(e);
-    map.push(e);
-  }
-  if (map.length < ELEMENT_COUNT) {
-    const missing = ELEMENT_NAMES.filter((_, e) => !seen.has(e));
-    throw fault(1, cells.length + 1, `header lacks field${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
-  }
-  return map;
-}
-
-/** Reads one run file; throws a FaultError (line, column, message) at the first fault. */
+/**
+ * Reads one run file; throws a FaultError (line, column, message) at the first fault.
+ * A canonical file is read from its bytes (canonicalRun.ts); any other, valid or not,
+ * by the line reader below, which also names the first fault.
+ */
 export function readRunCsv(baseName: string, bytes: Uint8Array): ValidatedRun {
   const { farmId, issue, issueMs } = parseRunFileName(baseName);
+  const series = readCanonicalRun(bytes, issueMs) ?? readRunLines(bytes, issue, issueMs);
+  return { farmId, issue, issueMs, series };
+}
+
+/** The line reader: any valid file, and the first fault of any other. */
+export function readRunLines(bytes: Uint8Array, issue: string, issueMs: number): RunSeries {
   const text = textLines(bytes);
   if ('badLine' in text) throw fault(text.badLine, 0, 'file is not valid UTF-8');
   const { lines } = text;
@@ -94,7 +81,7 @@ export function readRunCsv(baseName: string, bytes: Uint8Array): ValidatedRun {
     }
     prevStep = readRowSlowly(line, r, issue, issueMs, prevStep, columnOf, series);
   }
-  return { farmId, issue, issueMs, series };
+  return series;
 }
 
 const COMMA = 44;

@@ -50,6 +50,14 @@ describe('encodeSeries / decodeSeries', () => {
     assert.deepEqual([...back.steps], [0, 3, 17, 96, 1440]);
   });
 
+  it('keeps exact a column whose scale rises after a value that the larger scale overflows', () => {
+    // 2^49 fits scale 0; 0.5 raises the column to scale 1, where 2^49 * 10 is past the scaled range: raw float64.
+    // Infinity never fits a scale; 0.25 after 0.5 raises it once more.
+    const cols = [[2 ** 49, 0.5, 1], [1, 0.5, 0.25], [3, Infinity, 1], [NaN, 2 ** 49, 0.5]];
+    const s = series([0, 1, 2], (i, e) => cols[e % cols.length]![i]!);
+    assertSameSeries(decodeSeries(encodeSeries(s)), s);
+  });
+
   it('round-trips zero records', () => {
     const blob = encodeSeries(emptySeries(0));
     const back = decodeSeries(blob);

@@ -1,0 +1,29 @@
+/** The header line of a run file: `date_time` and the fifteen fields in any order. */
+import { ELEMENT_COUNT, ELEMENT_NAMES, elementIndex } from '../domain/elements.js';
+import { splitCsvLine } from './csvLine.js';
+import { fault, quote } from './fault.js';
+
+/** Maps file columns 1..15 to catalogue indexes; throws a FaultError naming the column. */
+export function readHeader(line: string | undefined): number[] {
+  if (line === undefined) throw fault(1, 1, 'file is empty; expected the header date_time,' + ELEMENT_NAMES.join(','));
+  const cells = splitCsvLine(line);
+  if (cells === null) throw fault(1, 1, 'header has unbalanced quotes');
+  if (cells[0] !== 'date_time') {
+    throw fault(1, 1, `header must start with date_time, found ${quote(cells[0] ?? '')}`);
+  }
+  const map: number[] = [];
+  const seen = new Set<number>();
+  for (let c = 1; c < cells.length; c++) {
+    const name = cells[c]!;
+    const e = elementIndex(name);
+    if (e < 0) throw fault(1, c + 1, `header names unknown field ${quote(name)}`);
+    if (seen.has(e)) throw fault(1, c + 1, `header names field ${quote(name)} twice`);
+    seen.add(e);
+    map.push(e);
+  }
+  if (map.length < ELEMENT_COUNT) {
+    const missing = ELEMENT_NAMES.filter((_, e) => !seen.has(e));
+    throw fault(1, cells.length + 1, `header lacks field${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
+  }
+  return map;
+}
