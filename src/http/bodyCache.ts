@@ -70,6 +70,9 @@ export class BodyCache {
       promoted: (b) => {
         b.probation = false;
       },
+      demoted: (b) => {
+        b.probation = true;
+      },
     });
     this.coded = new SizedLru(codedBytes, (b) => 128 + b.length);
   }

@@ -124,3 +124,35 @@ test('hooks: dropped on eviction, deletion and replacement, not on promotion; se
   assert.deepEqual(promoted, ['xxxxxxxxxx']);
   assert.deepEqual(dropped, [], 'moving to the protected part is not leaving the cache');
 });
+
+test('segmented: the least recent of a full protected segment moves back to probation, so a hot set larger than the protected segment keeps the whole capacity', () => {
+  const dropped: string[] = [];
+  const demoted: string[] = [];
+  const c = new SegmentedLru<string, string>(100, bytes, { dropped: (v) => dropped.push(v), demoted: (v) => demoted.push(v) }); // probation 20, protected 80
+  // Nine hot entries of 10: 90, more than the protected 80, less than the whole 100.
+  const hot = Array.from({ length: 9 }, (_, i) => `h${i}`);
+  for (const k of hot) {
+    c.set(k, k.repeat(5));
+    assert.equal(c.get(k), k.repeat(5));
+  }
+  assert.deepEqual(demoted, ['h0h0h0h0h0'], 'the ninth promotion demotes the least recent');
+  assert.deepEqual(dropped, [], 'demotion is not leaving the cache');
+  // Read round and round: every read finds its entry (one moves back and forth between the segments).
+  for (let round = 0; round < 5; round++) for (const k of hot) assert.equal(c.get(k), k.repeat(5), `${k} in round ${round}`);
+  assert.deepEqual(dropped, []);
+  assert.equal(c.bytes, 90);
+  // A value that grew in the protected segment past what probation holds leaves the cache when demoted.
+  const gone: string[] = [];
+  const sized = new SegmentedLru<string, { name: string; n: number }>(100, (v) => v.n, { dropped: (v) => gone.push(v.name) }); // probation 20, protected 80
+  const grown = { name: 'grown', n: 10 };
+  sized.set('g', grown);
+  sized.get('g');
+  grown.n = 30;
+  sized.resize('g');
+  for (const k of ['t', 'u', 'v', 'w', 'x', 'y']) {
+    sized.set(k, { name: k, n: 10 });
+    sized.get(k);
+  }
+  assert.deepEqual(gone, ['grown']);
+  assert.equal(sized.get('g'), undefined);
+});
