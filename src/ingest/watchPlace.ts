@@ -64,6 +64,9 @@ async function linkFree(claimPath: string, folder: string, base: string): Promis
   }
 }
 
+/** Folders of done/ and rejected/ made by this process: made once, not asked of the disk for every file. */
+const madeFolders = new Set<string>();
+
 /**
  * Moves the claim to its place; returns the path it ends at, relative to the
  * watched folder, or undefined when the claim is no longer there (another
@@ -86,14 +89,20 @@ export async function placeClaim(
   }
   const folder = placeFolder(layout, rec);
   const base = baseName(rec.path);
-  await mkdir(folder, { recursive: true });
+  if (!madeFolders.has(folder)) {
+    await mkdir(folder, { recursive: true });
+    madeFolders.add(folder);
+  }
   let name = maybeLinked && st.nlink > 1 ? await linkedName(folder, base, st) : undefined;
-  if (name === undefined) {
+  for (let attempt = 0; name === undefined; attempt++) {
     try {
       name = await linkFree(claimPath, folder, base);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      // The claim went (taken over), or the folder did (removed by hand since it was made): make it and try once more.
+      madeFolders.delete(folder);
+      if (attempt > 0) return undefined;
+      await mkdir(folder, { recursive: true });
     }
   }
   const target = join(folder, name);

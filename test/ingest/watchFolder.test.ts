@@ -1,6 +1,6 @@
 /** The watch-folder ingest in this process, over real files and a real store. */
 import assert from 'node:assert/strict';
-import { appendFileSync, linkSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { readFarmsCsv } from '../../src/ingest/farmsCsv.js';
@@ -201,6 +201,27 @@ describe('watch folder', () => {
       assert.deepEqual(recs.map((r) => [r.path, r.result]), [['WF_C_2026110700.csv', 'taken'], ['deep/er/WF_C_2026110700.csv', 'taken']]);
       assert.notEqual(recs[0]!.claim, recs[1]!.claim);
       assert.equal(h.outcomes.length, 4);
+    } finally {
+      await h.done();
+    }
+  });
+
+  test('a done/ or rejected/ folder removed by hand while watching is made again for the next file', async () => {
+    const h = await watched();
+    try {
+      deliver(h.root, 'WF_A_2026110800.csv', versioned('2026110800', 1));
+      deliver(h.root, 'WF_A_2026110.csv', versioned('2026110800', 1));
+      await waitUntil(() => h.outcomes.length === 2, 5000);
+      rmSync(join(h.root, 'done'), { recursive: true });
+      rmSync(join(h.root, 'rejected'), { recursive: true });
+      deliver(h.root, 'WF_A_2026110812.csv', versioned('2026110812', 2));
+      deliver(h.root, 'WF_A_2026111.csv', versioned('2026110812', 2));
+      await waitUntil(() => h.outcomes.length === 4, 5000);
+      const p = placed(h.root);
+      assert.deepEqual(p.done.map((f) => f.slice(11)), ['WF_A_2026110812.csv']);
+      assert.deepEqual(p.reports, ['WF_A_2026111.csv.error.txt']);
+      assert.deepEqual(h.errors, []);
+      assert.deepEqual(claimsLeft(h.root), []);
     } finally {
       await h.done();
     }
