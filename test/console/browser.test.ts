@@ -158,8 +158,12 @@ describe('the console in Chromium', browserTestOptions(), () => {
 
   test('the CSV download is exactly the API CSV of what is shown', async () => {
     const issue = (await api<{ items: Run[] }>('/api/v1/forecast/issues?farm_id=PV_QH01')).items[0]!.issue;
-    const day = `${issue.slice(0, 4)}-${issue.slice(4, 6)}-${issue.slice(6, 8)}`;
-    const view = `/?view=site&farm=PV_QH01&issue=${issue}&start=${day}T12:00&end=${day}T23:45&fields=tr,t2m,spd100`;
+    // Twelve hours (48 steps) from 4 h into the run, in Beijing wall-clock time: inside the newest run whether it
+    // started at 00 or 12 UTC (a fixed time of day was not, after 12 UTC).
+    const from = Date.UTC(+issue.slice(0, 4), +issue.slice(4, 6) - 1, +issue.slice(6, 8), +issue.slice(8, 10)) + (8 + 4) * 3600_000;
+    const wall = (ms: number): string => new Date(ms).toISOString().slice(0, 16);
+    const [start, end] = [wall(from), wall(from + 47 * 900_000)];
+    const view = `/?view=site&farm=PV_QH01&issue=${issue}&start=${start}&end=${end}&fields=tr,t2m,spd100`;
     const { page, context } = await open(DESKTOP, view);
     await drawn(page);
     assert.equal(await page.locator('[data-chart="tr"]').getAttribute('data-points'), '48');
@@ -167,7 +171,7 @@ describe('the console in Chromium', browserTestOptions(), () => {
     assert.equal(await page.locator('[data-farm-id="WF_GS01"]').getAttribute('href'), '?view=site&farm=WF_GS01');
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-download="csv"]')]);
     const got = readFileSync((await download.path())!, 'utf8');
-    const expected = await (await fetch(`${server.base}/api/v1/forecast?farm_id=PV_QH01&issue=${issue}&start=${day}T12:00%2B08:00&end=${day}T23:45%2B08:00&elements=t2m,spd100,tr&format=csv`)).text();
+    const expected = await (await fetch(`${server.base}/api/v1/forecast?farm_id=PV_QH01&issue=${issue}&start=${start}%2B08:00&end=${end}%2B08:00&elements=t2m,spd100,tr&format=csv`)).text();
     assert.equal(got, expected);
     assert.equal(got.split('\n')[0], 'date_time,t2m,spd100,tr');
     assert.equal(got.trimEnd().split('\n').length, 49);

@@ -383,11 +383,15 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
     file?: FileRecord,
   ): Promise<Publication> {
     const pub = await transaction(primary, async (c) => {
-      // The record first: a claim recorded before leaves the run as it was.
-      if (file !== undefined) await insertFile(c, file, 'taken', at);
       const farm = await c.query('SELECT 1 FROM farms WHERE farm_id = $1', [farmId]);
       if (farm.rowCount === 0) throw new UnknownFarmError(farmId);
       const revision = await nextRevision(c);
+      // The file's record before the run (a claim recorded before fails the transaction: the run stays as it
+      // was), and after the revision: the counters row lock serialises publications, so records of taken
+      // files draw their ids in the order their runs are published, and the newest record of a run is the
+      // file it holds. Drawn before the lock, two watchers publishing one run at once could commit in the
+      // other order than their ids.
+      if (file !== undefined) await insertFile(c, file, 'taken', at);
       await c.query(
         `INSERT INTO runs (farm_id, issue, records, series, revision, published_at, first_published_at)
          VALUES ($1, $2, $3, $4, $5, $6, $6)
