@@ -160,7 +160,7 @@ describe('farms import, ingest, serve, SIGTERM', () => {
   });
 
   test('serve --workers 2 shares one port between two processes, and SIGTERM stops them all with 0', async () => {
-    // Run as the command itself: its first line starts node with --single-threaded-gc, which the workers inherit.
+    // Run as the command itself: its first line starts node with its V8 flags, which the workers inherit.
     const s = await serve(['--db', db, '--workers', '2'], {}, { asCommand: true });
     let pids: number[] = [];
     try {
@@ -171,7 +171,9 @@ describe('farms import, ingest, serve, SIGTERM', () => {
       assert.equal(JSON.parse(bodies[0]!).code, 0);
       pids = childPids(s.child.pid!);
       assert.equal(pids.length, 2, 'two workers');
-      for (const pid of [s.child.pid!, ...pids]) assert.ok(commandLine(pid).includes('--single-threaded-gc'), commandLine(pid).join(' '));
+      for (const pid of [s.child.pid!, ...pids]) {
+        for (const flag of ['--single-threaded-gc', '--no-allocation-site-pretenuring']) assert.ok(commandLine(pid).includes(flag), `${flag}: ${commandLine(pid).join(' ')}`);
+      }
     } finally {
       assert.equal(await s.stop(), 0, s.stderr());
     }
