@@ -1,7 +1,9 @@
 /**
  * The byte reader of canonical run files: what a provider's exporter writes
- * (ASCII, LF or CRLF, rows at +0h, +15 min, ... each with the run's own
- * date_time text and fifteen plain decimals). It reads straight from the file's
+ * (ASCII, LF or CRLF, rows in ascending order on the run's grid, each with the
+ * run's own date_time text, `yyyy-MM-ddTHH:mm:ss+08:00`, and fifteen plain
+ * decimals; usually every step from +0h, but a run may start later or skip
+ * steps). It reads straight from the file's
  * bytes, with no text decoding, line splitting or strings per row, and gives up
  * (returns null) at the first byte it does not expect; the line reader then
  * reads the file again and names the fault, if there is one. Whatever it
@@ -10,7 +12,8 @@
  */
 import { DATE_TEXT_BYTES, gridBytes } from '../domain/dateTexts.js';
 import { ELEMENT_COUNT } from '../domain/elements.js';
-import { emptySeries, MAX_STEP, type RunSeries } from '../domain/run.js';
+import { emptySeries, MAX_STEP, STEP_MS, type RunSeries } from '../domain/run.js';
+import { BEIJING_OFFSET_MS } from '../domain/time.js';
 import { FaultError } from './fault.js';
 import { readHeader } from './runHeader.js';
 
@@ -36,38 +39,65 @@ export function readCanonicalRun(bytes: Uint8Array, issueMs: number): RunSeries 
   pos = headerEnd + 1;
 
   const dates = gridBytes(issueMs);
-  // The 25-byte date_time compares as six 32-bit words and a byte.
-  const words = new DataView(bytes.buffer, bytes.byteOffset, n);
+  const text = new DataView(bytes.buffer, bytes.byteOffset, n);
   const full = emptySeries(MAX_ROWS);
   const columns = columnOf.map((e) => full.columns[e]!);
   let r = 0;
+  let prevStep = -1;
   for (;;) {
     if (pos === n || bytes[pos] === LF || bytes[pos] === CR) {
       if (!onlyLineEnds(bytes, pos)) return null;
       break;
     }
-    if (r === MAX_ROWS || pos + DATE_TEXT_BYTES >= n) return null;
-    const at = r * DATE_TEXT_BYTES;
-    if (
-      words.getUint32(pos) !== dates.getUint32(at) ||
-      words.getUint32(pos + 4) !== dates.getUint32(at + 4) ||
-      words.getUint32(pos + 8) !== dates.getUint32(at + 8) ||
-      words.getUint32(pos + 12) !== dates.getUint32(at + 12) ||
-      words.getUint32(pos + 16) !== dates.getUint32(at + 16) ||
-      words.getUint32(pos + 20) !== dates.getUint32(at + 20) ||
-      bytes[pos + 24] !== dates.getUint8(at + 24) ||
-      bytes[pos + DATE_TEXT_BYTES] !== COMMA
-    ) {
-      return null;
+    if (r === MAX_ROWS || pos + DATE_TEXT_BYTES >= n || bytes[pos + DATE_TEXT_BYTES] !== COMMA) return null;
+    // Nearly always the next step; else the step the text names, which must be later and spelt as the grid's.
+    let step = prevStep + 1;
+    if (step > MAX_STEP || !isDateOf(text, pos, dates, step)) {
+      step = stepNamed(bytes, pos, issueMs);
+      if (step <= prevStep || step > MAX_STEP || !isDateOf(text, pos, dates, step)) return null;
     }
     pos = readValues(bytes, pos + DATE_TEXT_BYTES + 1, columns, r);
     if (pos < 0) return null;
-    full.steps[r] = r;
+    full.steps[r] = step;
+    prevStep = step;
     r++;
   }
   if (r === 0) return null;
   if (r === MAX_ROWS) return full;
   return { steps: full.steps.slice(0, r), columns: full.columns.map((c) => c.slice(0, r)) };
+}
+
+/** Whether the 25 bytes at pos are the date_time text of step k, compared as six 32-bit words and a byte. */
+function isDateOf(text: DataView, pos: number, dates: DataView, k: number): boolean {
+  const at = k * DATE_TEXT_BYTES;
+  return (
+    text.getUint32(pos) === dates.getUint32(at) &&
+    text.getUint32(pos + 4) === dates.getUint32(at + 4) &&
+    text.getUint32(pos + 8) === dates.getUint32(at + 8) &&
+    text.getUint32(pos + 12) === dates.getUint32(at + 12) &&
+    text.getUint32(pos + 16) === dates.getUint32(at + 16) &&
+    text.getUint32(pos + 20) === dates.getUint32(at + 20) &&
+    text.getUint8(pos + 24) === dates.getUint8(at + 24)
+  );
+}
+
+/** Two digits at pos as a number, or NaN. */
+function twoDigits(bytes: Uint8Array, pos: number): number {
+  const a = bytes[pos]! - ZERO;
+  const b = bytes[pos + 1]! - ZERO;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : NaN;
+}
+
+/**
+ * The grid step that a `yyyy-MM-ddTHH:mm:ss+08:00` text at pos names, read from
+ * its digits alone, or -1. The caller compares the text with that step's own,
+ * which rejects everything else (other separators or offsets, impossible dates).
+ */
+function stepNamed(bytes: Uint8Array, pos: number, issueMs: number): number {
+  const year = twoDigits(bytes, pos) * 100 + twoDigits(bytes, pos + 2);
+  const ms = Date.UTC(year, twoDigits(bytes, pos + 5) - 1, twoDigits(bytes, pos + 8), twoDigits(bytes, pos + 11), twoDigits(bytes, pos + 14), twoDigits(bytes, pos + 17)) - BEIJING_OFFSET_MS;
+  const offset = ms - issueMs;
+  return offset >= 0 && offset % STEP_MS === 0 ? offset / STEP_MS : -1;
 }
 
 /** The header's field order, or null when it is not ASCII or not a valid header. */

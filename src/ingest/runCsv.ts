@@ -7,7 +7,6 @@
 import { ELEMENT_COUNT, ELEMENT_NAMES, elementIndex } from '../domain/elements.js';
 import { FARM_ID_PATTERN } from '../domain/limits.js';
 import { emptySeries, MAX_STEP, STEP_MS, type RunSeries } from '../domain/run.js';
-import { gridTexts } from '../domain/dateTexts.js';
 import { parseDateTime, parseIssue } from '../domain/time.js';
 import { readCanonicalRun } from './canonicalRun.js';
 import { splitCsvLine, textLines } from './csvLine.js';
@@ -60,87 +59,14 @@ export function readRunLines(bytes: Uint8Array, issue: string, issueMs: number):
   if (rows > MAX_STEP + 1) {
     throw fault(MAX_STEP + 3, 1, `file holds ${rows} records; a run has at most ${MAX_STEP + 1} (+0h to +360h)`);
   }
-  const width = ELEMENT_COUNT + 1;
   const series = emptySeries(rows);
-  const columns = columnOf.map((e) => series.columns[e]!);
-  const dates = gridTexts(issueMs);
   let prevStep = -1;
-  for (let r = 0; r < rows; r++) {
-    const line = lines[r + 1]!;
-    // Fast path: the canonical date_time of the next grid step and plain values.
-    const expected = prevStep < MAX_STEP ? dates[prevStep + 1]! : '';
-    if (
-      expected !== '' &&
-      line.length > expected.length &&
-      line.charCodeAt(expected.length) === COMMA &&
-      line.startsWith(expected) &&
-      readValues(line, expected.length + 1, columns, r)
-    ) {
-      series.steps[r] = ++prevStep;
-      continue;
-    }
-    prevStep = readRowSlowly(line, r, issue, issueMs, prevStep, columnOf, series);
-  }
+  for (let r = 0; r < rows; r++) prevStep = readRow(lines[r + 1]!, r, issue, issueMs, prevStep, columnOf, series);
   return series;
 }
 
-const COMMA = 44;
-const MINUS = 45;
-const DOT = 46;
-const ZERO = 48;
-const NINE = 57;
-/** Exact powers of ten as doubles (10^22 is the largest). */
-const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
-
-/**
- * Reads the fifteen values of a row from `start` into the columns at record r,
- * digit by digit. A plain decimal with at most 15 significant digits is m / 10^d
- * with m and 10^d exact doubles, so one correctly rounded division gives exactly
- * the double that Number(text) gives. Returns false, having stored nothing
- * trustworthy, on anything else (quotes, other cell counts, longer numbers,
- * faults): the caller then reads the row the slow way, which also names faults.
- */
-function readValues(line: string, start: number, columns: readonly Float64Array[], r: number): boolean {
-  const n = line.length;
-  let pos = start;
-  for (let c = 0; c < columns.length; c++) {
-    if (c > 0) {
-      if (pos >= n || line.charCodeAt(pos) !== COMMA) return false;
-      pos++;
-    }
-    if (pos === n || line.charCodeAt(pos) === COMMA) {
-      columns[c]![r] = NaN;
-      continue;
-    }
-    let neg = false;
-    if (line.charCodeAt(pos) === MINUS) {
-      neg = true;
-      pos++;
-    }
-    let m = 0;
-    let digits = 0;
-    let decimals = -1;
-    for (; pos < n; pos++) {
-      const ch = line.charCodeAt(pos);
-      if (ch >= ZERO && ch <= NINE) {
-        m = m * 10 + (ch - ZERO);
-        digits++;
-        if (decimals >= 0) decimals++;
-      } else if (ch === DOT && decimals < 0) {
-        decimals = 0;
-      } else {
-        break;
-      }
-    }
-    if (digits === 0 || digits > 15) return false;
-    const v = decimals > 0 ? m / POW10[decimals]! : m;
-    columns[c]![r] = neg ? -v : v;
-  }
-  return pos === n;
-}
-
 /** Reads one row by splitting it into cells; throws a FaultError naming the first fault. Returns its step. */
-function readRowSlowly(
+function readRow(
   line: string,
   r: number,
   issue: string,

@@ -46,6 +46,17 @@ describe('readCanonicalRun', () => {
     }
   });
 
+  it('reads a run that starts after +0h or skips steps, up to +360h', () => {
+    const row = (k: number) => [at(k), ...ELEMENT_NAMES.map((_, e) => String(k + e / 4))].join(',');
+    for (const steps of [[1, 2, 3], [0, 2, 3, 97], [4, MAX_STEP], [MAX_STEP]]) {
+      const text = [HEADER, ...steps.map(row)].join('\n') + '\n';
+      const got = readCanonicalRun(bytes(text), ISSUE_MS);
+      assert.ok(got !== null, String(steps));
+      assert.deepEqual([...got.steps], steps);
+      assertSame(got, readRunLines(bytes(text), ISSUE, ISSUE_MS));
+    }
+  });
+
   it('reads fields in any order and empty cells as missing', () => {
     const order = [...ELEMENT_NAMES].reverse();
     const rows = [0, 1, 2].map((k) => [at(k), ...order.map((_, c) => (c === 0 || c === 14 || (c + k) % 5 === 0 ? '' : String(c * 1.25 - k)))].join(','));
@@ -60,9 +71,14 @@ describe('readCanonicalRun', () => {
     const row = (k: number, cells = ELEMENT_NAMES.map((_, e) => String(e))) => [at(k), ...cells].join(',');
     const ok = (k: number) => row(k);
     const cases: Record<string, string> = {
-      'a run not starting at +0h': [HEADER, ok(1), ok(2)].join('\n'),
-      'a gapped run': [HEADER, ok(0), ok(2)].join('\n'),
       'another date_time spelling': [HEADER, row(0).replace('T', ' ')].join('\n'),
+      'the same instant at another offset': [HEADER, row(0).replace(at(0), new Date(ISSUE_MS).toISOString().slice(0, 19) + '+00:00')].join('\n'),
+      'a time off the grid': [HEADER, ok(0), row(1).replace(':15:00+', ':16:00+')].join('\n'),
+      'a time repeated': [HEADER, ok(0), ok(3), ok(3)].join('\n'),
+      'times out of order': [HEADER, ok(0), ok(5), ok(4)].join('\n'),
+      'a time before +0h': [HEADER, row(0).replace(at(0), formatBeijing(ISSUE_MS - STEP_MS))].join('\n'),
+      'a time after +360h': [HEADER, ok(0), row(0).replace(at(0), at(MAX_STEP + 1))].join('\n'),
+      'an impossible date': [HEADER, row(0).replace(at(0), '2026-02-30T08:00:00+08:00')].join('\n'),
       'a quoted value': [HEADER, row(0).replace(',0,', ',"0",')].join('\n'),
       'a value of 16 digits': [HEADER, row(0).replace(',1,', ',1234567890123456,')].join('\n'),
       'a value with an exponent': [HEADER, row(0).replace(',1,', ',1e3,')].join('\n'),
@@ -98,15 +114,22 @@ describe('readCanonicalRun', () => {
     );
     const file = fc.record({
       rows: fc.array(fc.array(cell, { minLength: ELEMENT_COUNT, maxLength: ELEMENT_COUNT }), { minLength: 1, maxLength: 12 }),
+      // Steps from one row to the next: mostly 1, sometimes a gap, rarely a repeat or a step back (refused).
+      moves: fc.array(fc.oneof({ arbitrary: fc.constant(1), weight: 30 }, { arbitrary: fc.integer({ min: 2, max: 200 }), weight: 4 }, { arbitrary: fc.integer({ min: -3, max: 0 }), weight: 1 }), { minLength: 12, maxLength: 12 }),
+      first: fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitrary: fc.integer({ min: 0, max: MAX_STEP }), weight: 1 }),
       crlf: fc.boolean(),
       bom: fc.boolean(),
       tail: fc.constantFrom('', '\n', '\n\n', '\r\n'),
     });
     let read = 0;
     fc.assert(
-      fc.property(file, ({ rows, crlf, bom, tail }) => {
+      fc.property(file, ({ rows, moves, first, crlf, bom, tail }) => {
         const eol = crlf ? '\r\n' : '\n';
-        const text = (bom ? '\ufeff' : '') + [HEADER, ...rows.map((cells, k) => [at(k), ...cells].join(','))].join(eol) + tail;
+        let step = first;
+        const steps = rows.map((_, i) => (i === 0 ? step : (step += moves[i]!)));
+        // Steps outside the grid have no text of their own: written as the next day's, they are refused.
+        const date = (k: number): string => (k >= 0 && k <= MAX_STEP ? at(k) : formatBeijing(ISSUE_MS + k * STEP_MS));
+        const text = (bom ? '\ufeff' : '') + [HEADER, ...rows.map((cells, i) => [date(steps[i]!), ...cells].join(','))].join(eol) + tail;
         const got = readCanonicalRun(bytes(text), ISSUE_MS);
         const want = byLines(bytes(text));
         if (got === null) return;
