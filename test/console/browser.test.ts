@@ -145,7 +145,10 @@ describe('the console in Chromium', browserTestOptions(), () => {
     assert.equal(await page.locator('[data-chart="t2m"]').getAttribute('data-points'), String(total));
     // The temperature table: the chosen run and the previous one at the same valid time, in °C.
     await page.locator('#panel-temperature').locator('xpath=ancestor::figure').locator('summary').click();
-    const row = await page.locator('#panel-temperature').locator('xpath=ancestor::figure').locator('tbody tr').nth(4).locator('th, td').allTextContents();
+    // The table is filled when it opens: wait for the row before reading it (allTextContents does not wait).
+    const fifth = page.locator('#panel-temperature').locator('xpath=ancestor::figure').locator('tbody tr').nth(4);
+    await fifth.locator('th').first().waitFor();
+    const row = await fifth.locator('th, td').allTextContents();
     const validTime = `${row[0]!.replace(' ', 'T')}:00+08:00`;
     const at = async (issue: string): Promise<number> => {
       const d = await api<{ items: { t2m: number }[] }>(`/api/v1/forecast?farm_id=WF_GS01&issue=${issue}&start=${encodeURIComponent(validTime)}&end=${encodeURIComponent(validTime)}&elements=t2m`);

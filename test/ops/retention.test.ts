@@ -67,7 +67,10 @@ describe('retention', () => {
     const model = new ReadModel(store, 1 << 20);
     await model.sync();
     assert.ok(await model.getRun('WF_A', '2026100100'), 'cached before');
+    const token = await store.changeToken();
     const removed = await pruneOld(store, 31, NOW, false);
+    // Like every own commit, at once: a reader syncing now must not wait for word from the database.
+    assert.notEqual(await store.changeToken(), token, "the prune moves this handle's change token");
     assert.equal(removed.length, 3);
     assert.equal(await store.countRuns(), RUNS.length - 3);
     assert.equal(await store.getRun('WF_A', '2026100100'), undefined);

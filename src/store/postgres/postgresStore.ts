@@ -723,7 +723,9 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
         await c.query('SELECT pg_notify($1, $2)', [CHANNEL, String(revision)]);
         return rows;
       });
-      if (removed.length > 0) notify();
+      // A commit like any other: this handle's token moves at once, so a reader that syncs right after the
+      // prune reads the removals, rather than waiting for its own NOTIFY to come back over the listener.
+      if (removed.length > 0) committed();
       return removed.map((r) => ({ farmId: r.farm_id, issue: r.issue }));
     },
 
