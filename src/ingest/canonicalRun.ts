@@ -1,15 +1,13 @@
 /**
- * The byte reader of canonical run files: what a provider's exporter writes
- * (ASCII, LF or CRLF, rows in ascending order on the run's grid, each with the
- * run's own date_time text, `yyyy-MM-ddTHH:mm:ss+08:00`, and fifteen plain
+ * The byte reader of canonical run files: what a provider's exporter writes.
+ * ASCII, LF or CRLF, rows in ascending order on the run's grid, each with the
+ * run's own date_time text (`yyyy-MM-ddTHH:mm:ss+08:00`) and fifteen plain
  * decimals; usually every step from +0h, but a run may start later or skip
- * steps). It reads straight from the file's
- * bytes, with no text decoding, line splitting or strings per row, and gives up
- * (returns null) at the first byte it does not expect; the line reader then
- * reads the file again and names the fault, if there is one. Whatever it
- * accepts, the line reader would read to the same series: every value is the
- * double Number(text) gives.
- */
+ * steps. It reads straight from the file's bytes, with no text decoding, line
+ * splitting or strings per row, and gives up (returns null) at the first byte
+ * it does not expect; the line reader then reads the file again and names the
+ * fault, if there is one. Whatever it accepts, the line reader would read to
+ * the same series: every value is the double Number(text) gives. */
 import { DATE_TEXT_BYTES, gridBytes } from '../domain/dateTexts.js';
 import { ELEMENT_COUNT } from '../domain/elements.js';
 import { emptySeries, MAX_STEP, STEP_MS, type RunSeries } from '../domain/run.js';
