@@ -7,7 +7,8 @@
  * splitting or strings per row, and gives up (returns null) at the first byte
  * it does not expect; the line reader then reads the file again and names the
  * fault, if there is one. Whatever it accepts, the line reader would read to
- * the same series: every value is the double Number(text) gives. */
+ * the same series: every value is the double Number(text) gives.
+ */
 import { DATE_TEXT_BYTES, gridBytes } from '../domain/dateTexts.js';
 import { ELEMENT_COUNT } from '../domain/elements.js';
 import { emptySeries, MAX_STEP, STEP_MS, type RunSeries } from '../domain/run.js';
