@@ -15,6 +15,13 @@ export class FaultError extends Error {
 export const fault = (line: number, column: number, message: string): FaultError =>
   new FaultError({ line, column, message });
 
+/** The fault of a file that could not be read (the file as a whole: line 0, column 0). */
+export const unreadable = (err: unknown): Fault => ({
+  line: 0,
+  column: 0,
+  message: `cannot read file (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+});
+
 /** One report line: `FILE: line L, column C: message`. */
 export const formatFault = (file: string, f: Fault): string =>
   `${file}: line ${f.line}, column ${f.column}: ${f.message}`;

@@ -22,7 +22,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { readdir, readFile, rename, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ClaimRecordedError, UnknownFarmError, type FileRecord, type IngestedFile, type Store } from '../store/store.js';
-import { FaultError, formatFault, type Fault } from './fault.js';
+import { FaultError, formatFault, unreadable, type Fault } from './fault.js';
 import { formatAccepted } from './ingestFiles.js';
 import { parseRunFileName, readRunCsv } from './runCsv.js';
 import { claimName, parseClaimName, watchLayout } from './watchClaims.js';
@@ -128,12 +128,12 @@ export async function watchFolder(store: Store, options: WatchOptions): Promise<
     }
     // A file that cannot be read is rejected, as ingest rejects it (its record holds the hash of nothing).
     let bytes = Buffer.alloc(0);
-    let unreadable: Fault | undefined;
+    let unreadableFault: Fault | undefined;
     try {
       bytes = await readFile(claimPath);
     } catch (err) {
       if (errno(err) === 'ENOENT') return undefined;
-      unreadable = { line: 0, column: 0, message: `cannot read file (${errno(err) ?? 'error'})` };
+      unreadableFault = unreadable(err);
     }
     const file = display(path);
     const base = path.slice(path.lastIndexOf('/') + 1);
@@ -146,7 +146,7 @@ export async function watchFolder(store: Store, options: WatchOptions): Promise<
     };
     let fault: Fault;
     try {
-      if (unreadable !== undefined) throw new FaultError(unreadable);
+      if (unreadableFault !== undefined) throw new FaultError(unreadableFault);
       const run = readRunCsv(base, bytes);
       const records = run.series.steps.length;
       const line = formatAccepted(file, run.farmId, run.issue, records);

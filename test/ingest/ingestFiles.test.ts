@@ -105,3 +105,14 @@ test('a rejected farm registry changes no site', async () => {
   assert.deepEqual(!r.ok && [r.fault.line, r.fault.column], [3, 1]);
   assert.equal((await store.getFarm('WF_A'))!.lat, 40.5);
 });
+
+test('a file that cannot be read is rejected as a whole, naming the reason, by ingest and by farms import', async () => {
+  const folder = join(dir, 'not-a-file', 'WF_A_2026112100.csv');
+  mkdirSync(folder, { recursive: true });
+  const o = await ingestRunFile(store, folder);
+  assert.deepEqual(!o.ok && o.fault, { line: 0, column: 0, message: 'cannot read file (EISDIR)' });
+  assert.deepEqual(await importFarmsFile(store, join(dir, 'no-such-farms.csv')), {
+    ok: false,
+    fault: { line: 0, column: 0, message: 'cannot read file (ENOENT)' },
+  });
+});
