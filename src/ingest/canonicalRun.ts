@@ -10,9 +10,8 @@
  * the same series: every value is the double Number(text) gives.
  */
 import { DATE_TEXT_BYTES, gridBytes } from '../domain/dateTexts.js';
-import { ELEMENT_COUNT } from '../domain/elements.js';
 import { emptySeries, MAX_STEP, STEP_MS, type RunSeries } from '../domain/run.js';
-import { BEIJING_OFFSET_MS } from '../domain/time.js';
+import { parseDateTime } from '../domain/time.js';
 import { FaultError } from './fault.js';
 import { readHeader } from './runHeader.js';
 
@@ -80,21 +79,14 @@ function isDateOf(text: DataView, pos: number, dates: DataView, k: number): bool
   );
 }
 
-/** Two digits at pos as a number, or NaN. */
-function twoDigits(bytes: Uint8Array, pos: number): number {
-  const a = bytes[pos]! - ZERO;
-  const b = bytes[pos + 1]! - ZERO;
-  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : NaN;
-}
-
 /**
- * The grid step that a `yyyy-MM-ddTHH:mm:ss+08:00` text at pos names, read from
- * its digits alone, or -1. The caller compares the text with that step's own,
- * which rejects everything else (other separators or offsets, impossible dates).
+ * The grid step that the 25 bytes at pos name as a date_time, or -1 (read by the
+ * domain's parser; the caller then compares the text with that step's own, which
+ * refuses every other spelling of the same instant).
  */
 function stepNamed(bytes: Uint8Array, pos: number, issueMs: number): number {
-  const year = twoDigits(bytes, pos) * 100 + twoDigits(bytes, pos + 2);
-  const ms = Date.UTC(year, twoDigits(bytes, pos + 5) - 1, twoDigits(bytes, pos + 8), twoDigits(bytes, pos + 11), twoDigits(bytes, pos + 14), twoDigits(bytes, pos + 17)) - BEIJING_OFFSET_MS;
+  const ms = parseDateTime(String.fromCharCode(...bytes.subarray(pos, pos + DATE_TEXT_BYTES)));
+  if (ms === null) return -1;
   const offset = ms - issueMs;
   return offset >= 0 && offset % STEP_MS === 0 ? offset / STEP_MS : -1;
 }
@@ -109,8 +101,7 @@ function headerColumns(bytes: Uint8Array, start: number, end: number): number[] 
     line += String.fromCharCode(b);
   }
   try {
-    const columnOf = readHeader(line);
-    return columnOf.length === ELEMENT_COUNT ? columnOf : null;
+    return readHeader(line);
   } catch (err) {
     if (err instanceof FaultError) return null;
     throw err;
