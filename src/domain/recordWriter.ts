@@ -8,7 +8,7 @@
  */
 import { ByteSink } from './byteSink.js';
 import { keepRecent } from '../cache/keepRecent.js';
-import { DATE_TEXT_BYTES, gridTexts } from './dateTexts.js';
+import { DATE_TEXT_BYTES, gridBytes } from './dateTexts.js';
 import { ELEMENT_COUNT } from './elements.js';
 import { numberText } from './numberText.js';
 import { MAX_STEP } from './run.js';
@@ -243,7 +243,7 @@ function prepare(style: RecordStyle): Prepared {
  * copy starts each record.
  */
 function headTable(style: RecordStyle, headBytes: number, issueMs: number): DataView {
-  const dates = gridTexts(issueMs);
+  const dates = gridBytes(issueMs);
   // +4: putWords reads whole words, up to 3 bytes past the last head.
   const out = new Uint8Array((MAX_STEP + 1) * headBytes + 4);
   for (let k = 0, at = 0; k <= MAX_STEP; k++, at += headBytes) {
@@ -252,10 +252,8 @@ function headTable(style: RecordStyle, headBytes: number, issueMs: number): Data
       out.set(part, o);
       o += part.length;
     }
-    const date = dates[k]!;
-    if (date.length !== DATE_TEXT_BYTES) throw new Error('date_time texts must be fixed-width');
-    for (let i = 0; i < DATE_TEXT_BYTES; i++) out[o++] = date.charCodeAt(i);
-    out.set(style.afterDate, o);
+    out.set(new Uint8Array(dates.buffer, k * DATE_TEXT_BYTES, DATE_TEXT_BYTES), o);
+    out.set(style.afterDate, o + DATE_TEXT_BYTES);
   }
   return new DataView(out.buffer);
 }
