@@ -88,16 +88,14 @@ describe('readCanonicalRun', () => {
       'an empty line in the middle': [HEADER, ok(0), '', ok(1)].join('\n'),
       'a lone CR inside a row': [HEADER, ok(0).replace(',1,', ',1\r,')].join('\n'),
       'a non-ASCII byte': [HEADER, ok(0) + '\u00a0'].join('\n'),
-      'invalid UTF-8': [HEADER, ok(0)].join('\n') + '\n\xff',
       'a header that names a field twice': [HEADER.replace('rh2m', 't2m'), ok(0)].join('\n'),
       'a header only': HEADER + '\n',
       'an empty file': '',
       'more records than a run holds': [HEADER, ...Array.from({ length: MAX_STEP + 2 }, (_, k) => ok(k))].join('\n'),
     };
-    for (const [what, text] of Object.entries(cases)) {
-      const b = what === 'invalid UTF-8' ? Buffer.concat([bytes(text.slice(0, -1)), Buffer.from([0xff])]) : bytes(text);
-      assert.equal(readCanonicalRun(b, ISSUE_MS), null, what);
-    }
+    for (const [what, text] of Object.entries(cases)) assert.equal(readCanonicalRun(bytes(text), ISSUE_MS), null, what);
+    const invalidUtf8 = Buffer.concat([bytes([HEADER, ok(0)].join('\n') + '\n'), Buffer.from([0xff])]);
+    assert.equal(readCanonicalRun(invalidUtf8, ISSUE_MS), null, 'invalid UTF-8');
   });
 
   it('whatever it reads, the line reader reads to the same values (property)', () => {
