@@ -30,8 +30,23 @@ export interface RecordStyle {
   readonly separator: Uint8Array;
 }
 
-// Rendering is synchronous, so one set of column buffers serves every render.
-const scratch = Array.from({ length: ELEMENT_COUNT }, () => new Float64Array(MAX_STEP + 1));
+/**
+ * Rendering is synchronous, so one buffer serves every render: the page's column j decoded at j * STRIDE,
+ * read as flat[j * STRIDE + record] (one typed array in the loop rather than one per column).
+ */
+const STRIDE = MAX_STEP + 1;
+const flat = new Float64Array(ELEMENT_COUNT * STRIDE);
+const columnOf = Array.from({ length: ELEMENT_COUNT }, (_, j) => flat.subarray(j * STRIDE, (j + 1) * STRIDE));
+/**
+ * A field fragment is written as three words whatever its length (the next write overwrites the padding):
+ * JSON's longest, `,"spd100":`, has 10 bytes.
+ */
+const KEY_WORDS = 3;
+/** Per chosen column j: its key's words (at j * KEY_WORDS), its key's length, its decimals and its text table's base. */
+const keyScratch = new Uint32Array(ELEMENT_COUNT * KEY_WORDS);
+const keyLenScratch = new Int32Array(ELEMENT_COUNT);
+const decimalScratch = new Int32Array(ELEMENT_COUNT);
+const textBaseScratch = new Int32Array(ELEMENT_COUNT);
 const POW10 = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000];
 /** Longest text of a scaled value: sign, 16 digits, point. */
 const MAX_SCALED_BYTES = 20;
@@ -156,19 +171,17 @@ function putScaledWide(buf: Uint8Array, pos: number, s: number, d: number): numb
  * first use of each count of decimals (0.5 MB each).
  */
 const SMALL_SCALED = 65_536;
+/**
+ * The texts for every count of decimals in one array (count d at d * 2 * SMALL_SCALED), so that the loop
+ * reads one typed array whatever the column. Its pages are touched only once a count is used.
+ */
+const TEXT_WORDS = new Uint32Array(7 * 2 * SMALL_SCALED);
+const textsBuilt: boolean[] = [];
 
-interface ScaledTexts {
-  readonly words: Uint32Array;
-}
-
-const scaledTexts: (ScaledTexts | undefined)[] = [];
-/** For raw columns, which are written by their own text: no table to build. */
-const NO_TEXTS: ScaledTexts = { words: new Uint32Array(0) };
-
-function textsOf(d: number): ScaledTexts {
-  let t = scaledTexts[d];
-  if (t === undefined) {
-    const words = new Uint32Array(2 * SMALL_SCALED);
+/** The base in TEXT_WORDS of the texts of count d, built on first use. */
+function textsOf(d: number): number {
+  const base = d * 2 * SMALL_SCALED;
+  if (textsBuilt[d] !== true) {
     const bytes = new Uint8Array(8 + MAX_SCALED_BYTES);
     const dv = new DataView(bytes.buffer);
     for (let s = 0; s < SMALL_SCALED; s++) {
@@ -176,13 +189,12 @@ function textsOf(d: number): ScaledTexts {
       const len = putScaled(bytes, 0, s, d);
       if (len > 8) throw new Error(`scaled text of ${s} / 10^${d} is longer than 8 bytes`);
       if (len < 8) bytes[7] = len;
-      words[2 * s] = dv.getUint32(0, true);
-      words[2 * s + 1] = dv.getUint32(4, true);
+      TEXT_WORDS[base + 2 * s] = dv.getUint32(0, true);
+      TEXT_WORDS[base + 2 * s + 1] = dv.getUint32(4, true);
     }
-    t = { words };
-    scaledTexts[d] = t;
+    textsBuilt[d] = true;
   }
-  return t;
+  return base;
 }
 
 function put(buf: Uint8Array, pos: number, b: Uint8Array): number {
@@ -209,7 +221,8 @@ function padded(b: Uint8Array): DataView {
 
 /** A style's fragments prepared for copying, and its record heads per issue time. */
 interface Prepared {
-  readonly fields: readonly DataView[];
+  /** Each field fragment as KEY_WORDS little-endian words (zero-padded), at e * KEY_WORDS. */
+  readonly fieldWords: Uint32Array;
   readonly fieldLens: readonly number[];
   /** Bytes of close + separator: what the first record of a page skips of its head. */
   readonly lead: number;
@@ -225,8 +238,14 @@ function prepare(style: RecordStyle): Prepared {
   if (p === undefined) {
     const lead = style.close.length + style.separator.length;
     const headBytes = lead + style.open.length + DATE_TEXT_BYTES + style.afterDate.length;
+    if (style.field.some((f) => f.length > 4 * KEY_WORDS)) throw new Error(`a field fragment is longer than ${4 * KEY_WORDS} bytes`);
+    const fieldWords = new Uint32Array(style.field.length * KEY_WORDS);
+    style.field.forEach((f, e) => {
+      const dv = padded(f);
+      for (let w = 0; w < dv.byteLength >> 2; w++) fieldWords[e * KEY_WORDS + w] = dv.getUint32(4 * w, true);
+    });
     p = {
-      fields: style.field.map(padded),
+      fieldWords,
       fieldLens: style.field.map((f) => f.length),
       lead,
       headBytes,
@@ -270,27 +289,27 @@ export function writeRecords(
 ): void {
   const count = elements.length;
   const p = prepare(style);
-  const values: Float64Array[] = [];
-  const decimals: number[] = [];
-  const textWords: Uint32Array[] = [];
-  const keyViews: DataView[] = [];
-  const keyLens: number[] = [];
+  const keys = keyScratch;
+  const keyLens = keyLenScratch;
+  const decimals = decimalScratch;
+  const textBase = textBaseScratch;
   let perRecord = p.headBytes;
   for (let j = 0; j < count; j++) {
     const e = elements[j]!;
-    values.push(scratch[j]!);
-    const d = view.column(e, from, to, scratch[j]!);
-    decimals.push(d);
-    const t = d < 0 ? NO_TEXTS : textsOf(d);
-    textWords.push(t.words);
-    keyViews.push(p.fields[e]!);
-    keyLens.push(p.fieldLens[e]!);
-    perRecord += p.fieldLens[e]! + Math.max(MAX_SCALED_BYTES, style.missing.length);
+    const d = view.column(e, from, to, columnOf[j]!);
+    decimals[j] = d;
+    textBase[j] = d < 0 ? 0 : textsOf(d);
+    for (let w = 0; w < KEY_WORDS; w++) keys[j * KEY_WORDS + w] = p.fieldWords[e * KEY_WORDS + w]!;
+    keyLens[j] = p.fieldLens[e]!;
+    // A key is written as KEY_WORDS words, past its end: the room of a value covers that.
+    perRecord += 4 * KEY_WORDS + Math.max(MAX_SCALED_BYTES, style.missing.length);
   }
   const heads = p.heads(issueMs);
   const headBytes = p.headBytes;
   const lead = p.lead;
   const steps = view.steps;
+  const words = TEXT_WORDS;
+  const values = flat;
   // +4: putWords may write up to 3 bytes past a fragment.
   sink.reserve((to - from) * perRecord + style.close.length + 4);
   let buf = sink.buf;
@@ -299,9 +318,12 @@ export function writeRecords(
   for (let i = from; i < to; i++) {
     const at = steps[i]! * headBytes;
     pos = i > from ? putWords(dv, pos, heads, at, headBytes) : putWords(dv, pos, heads, at + lead, headBytes - lead);
-    for (let j = 0; j < count; j++) {
-      pos = putWords(dv, pos, keyViews[j]!, 0, keyLens[j]!);
-      const v = values[j]![i - from]!;
+    for (let j = 0, valueAt = i - from, keyAt = 0; j < count; j++, valueAt += STRIDE, keyAt += KEY_WORDS) {
+      dv.setUint32(pos, keys[keyAt]!, true);
+      dv.setUint32(pos + 4, keys[keyAt + 1]!, true);
+      dv.setUint32(pos + 8, keys[keyAt + 2]!, true);
+      pos += keyLens[j]!;
+      const v = values[valueAt]!;
       if (v !== v) {
         pos = put(buf, pos, style.missing);
       } else if (decimals[j]! >= 0) {
@@ -312,10 +334,9 @@ export function writeRecords(
         }
         if (a < SMALL_SCALED) {
           // Two words: the reservation covers 8 bytes, and what follows overwrites the padding.
-          const k = a | 0;
-          const w = textWords[j]!;
-          const high = w[2 * k + 1]!;
-          dv.setUint32(pos, w[2 * k]!, true);
+          const k = textBase[j]! + 2 * (a | 0);
+          const high = words[k + 1]!;
+          dv.setUint32(pos, words[k]!, true);
           dv.setUint32(pos + 4, high, true);
           const len = high >>> 24;
           pos += len > 8 ? 8 : len;

@@ -113,6 +113,59 @@ function anyPresent(bitmap: Uint8Array, from: number, to: number): boolean {
   return false;
 }
 
+/**
+ * The bit-packed rest of a PACK1 chunk with every record present: record i on holds a difference from the
+ * one before, `value` is record i - 1's. Records before `from` are summed, the others stored at out[i - from].
+ * The caller has checked that the bits are there; TAIL_PADDING keeps each 32-bit read inside the blob.
+ */
+function unpack1(buf: Uint8Array, pos: number, mask: number, width: number, i: number, from: number, end: number, value: number, out: Float64Array): void {
+  let bit = 0;
+  for (const skip = Math.min(from, end); i < skip; i++) {
+    const at = pos + (bit >>> 3);
+    const z = ((buf[at]! | (buf[at + 1]! << 8) | (buf[at + 2]! << 16) | (buf[at + 3]! << 24)) >>> (bit & 7)) & mask;
+    bit += width;
+    value += (z >>> 1) ^ -(z & 1);
+  }
+  for (; i < end; i++) {
+    const at = pos + (bit >>> 3);
+    const z = ((buf[at]! | (buf[at + 1]! << 8) | (buf[at + 2]! << 16) | (buf[at + 3]! << 24)) >>> (bit & 7)) & mask;
+    bit += width;
+    value += (z >>> 1) ^ -(z & 1);
+    out[i - from] = value;
+  }
+}
+
+/** The same for PACK2: differences of differences, `delta` being record i - 1's difference. */
+function unpack2(
+  buf: Uint8Array,
+  pos: number,
+  mask: number,
+  width: number,
+  i: number,
+  from: number,
+  end: number,
+  value: number,
+  delta: number,
+  out: Float64Array,
+): void {
+  let bit = 0;
+  for (const skip = Math.min(from, end); i < skip; i++) {
+    const at = pos + (bit >>> 3);
+    const z = ((buf[at]! | (buf[at + 1]! << 8) | (buf[at + 2]! << 16) | (buf[at + 3]! << 24)) >>> (bit & 7)) & mask;
+    bit += width;
+    delta += (z >>> 1) ^ -(z & 1);
+    value += delta;
+  }
+  for (; i < end; i++) {
+    const at = pos + (bit >>> 3);
+    const z = ((buf[at]! | (buf[at + 1]! << 8) | (buf[at + 2]! << 16) | (buf[at + 3]! << 24)) >>> (bit & 7)) & mask;
+    bit += width;
+    delta += (z >>> 1) ^ -(z & 1);
+    value += delta;
+    out[i - from] = value;
+  }
+}
+
 export class SeriesView {
   private constructor(
     private readonly format: number,
@@ -330,9 +383,15 @@ export class SeriesView {
     // The rest is bit-packed: differences (PACK1) or differences of differences (PACK2). One loop for
     // both: PACK1's difference is not carried over (times 0), PACK2's is (times 1), so that the loop tests
     // no encoding per value. TAIL_PADDING keeps at + 3 inside the blob.
-    const carry = pack2 ? 1 : 0;
     const mask = (1 << width) - 1;
     const bits = (stop - pos) * 8;
+    if (bitmap === undefined) {
+      // Every record present: one bounds check for the whole chunk, and the records before `from` (a page
+      // rarely starts a chunk) only summed, not stored.
+      if ((end - i - 1) * width > bits) truncated();
+      return pack2 ? unpack2(buf, pos, mask, width, i + 1, from, end, value, delta, out) : unpack1(buf, pos, mask, width, i + 1, from, end, value, out);
+    }
+    const carry = pack2 ? 1 : 0;
     let bit = 0;
     while (++i < end) {
       if (bitmap !== undefined && (bitmap[i >> 3]! & (1 << (i & 7))) === 0) continue;
