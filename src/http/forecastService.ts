@@ -18,6 +18,7 @@ import { planForecast, type ForecastPlan } from '../query/forecastQuery.js';
 import { then, type Maybe } from '../query/maybe.js';
 import { ReadModel } from '../query/readModel.js';
 import { finishHash, fnv1a, mixInt } from '../cache/hash.js';
+import { keepRecent } from '../cache/keepRecent.js';
 import { SizedLru, usedSincePassed } from '../cache/lru.js';
 import { prefersCsv } from './accept.js';
 import { BodyCache, codingOf, type CachedBody } from './bodyCache.js';
@@ -64,7 +65,7 @@ interface Prepared {
   used?: boolean;
 }
 
-/** What of an answer depends on the (site, run) alone, computed once per pair of records. */
+/** What of an answer depends on the (site, run) alone. */
 interface RunFacts {
   readonly farm: Farm;
   /** The normalised key's part naming the site and the run's version. */
@@ -74,17 +75,17 @@ interface RunFacts {
   readonly lastModified: string;
 }
 
-/** Per run record (a replaced run is a new record); the farm record is checked, since a site may move. */
-const runFacts = new WeakMap<StoredRun, RunFacts>();
+/** HTTP dates (whole seconds) of recent publication seconds: the runs of one delivery share a few hundred. */
+const httpDateOfSecond = keepRecent(512, (second: number) => new Date(second * 1000).toUTCString());
 
+/**
+ * Computed per answer rather than kept per run record: at 10,000 sites most runs asked are fresh copies
+ * out of the store, and a WeakMap entry per copy cost more than the concatenation it saved (mixed load at
+ * 10,000 sites, profiled: 5.1 µs an answer with the WeakMap, 1.6 µs without).
+ */
 function factsOf(farm: Farm, run: StoredRun): RunFacts {
-  let f = runFacts.get(run);
-  if (f === undefined || f.farm !== farm) {
-    const keyPart = `${farm.farmId}|${farm.lat}|${farm.lon}|${run.issue}|${run.revision}`;
-    f = { farm, keyPart, keyPartHash: fnv1a(keyPart), lastModified: new Date(run.publishedAt).toUTCString() };
-    runFacts.set(run, f);
-  }
-  return f;
+  const keyPart = `${farm.farmId}|${farm.lat}|${farm.lon}|${run.issue}|${run.revision}`;
+  return { farm, keyPart, keyPartHash: fnv1a(keyPart), lastModified: httpDateOfSecond(Math.floor(run.publishedAt / 1000)) };
 }
 
 /**
