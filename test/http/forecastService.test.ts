@@ -1,0 +1,88 @@
+/**
+ * The forecast service's answers over a real socket where the kernel cannot
+ * take an answer at once: a one-off body goes out of a pooled buffer, which
+ * may be handed to the next answer only once nothing needs its bytes.
+ */
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import type { Store } from '../../src/store/store.js';
+import { FARMS, seed, testStore } from '../helpers/fixtures.js';
+import { listen } from '../helpers/http.js';
+
+let store: Store;
+let cleanup: () => Promise<void>;
+let app: FastifyInstance;
+let base: string;
+
+const ISSUES = ['2026112000', '2026112012', '2026112100', '2026112112'];
+/** Whole-run CSV files (about 250 KB each) are never kept whole by a 32 MB body cache: each is rendered into a pooled buffer. */
+const CACHE = { seriesMb: 8, bodyMb: 32, latestMaxAgeS: 60 };
+const csvPath = (farmId: string, issue: string): string => `/api/v1/forecast?farm_id=${farmId}&issue=${issue}&format=csv`;
+const PATHS = FARMS.flatMap((f) => ISSUES.map((i) => csvPath(f.farmId, i)));
+
+before(async () => {
+  ({ store, cleanup } = await testStore());
+  await seed(store, FARMS.flatMap((f) => ISSUES.map((issue) => ({ farmId: f.farmId, issue }))));
+  ({ app, base } = await listen(store, { cache: CACHE }));
+});
+
+after(async () => {
+  await app?.close();
+  await cleanup?.();
+});
+
+/**
+ * Asks for every path on one connection, one after the other, without reading: each answer after the first
+ * few meets kernel buffers already full (about 4 MB on loopback), so end() leaves it partly unsent, and the
+ * rest queue behind it. Returns the reader of every answer, to call once the others have been sent.
+ */
+async function stalledClient(paths: readonly string[]): Promise<() => Promise<Buffer[]>> {
+  const { hostname, port } = new URL(base);
+  const socket = connect(Number(port), hostname);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  socket.pause();
+  for (const p of paths) {
+    socket.write(`GET ${p} HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return async () => {
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.resume();
+    const bodies: Buffer[] = [];
+    let data = Buffer.alloc(0);
+    while (bodies.length < paths.length) {
+      await new Promise((r) => setTimeout(r, 5));
+      data = Buffer.concat([data, ...chunks.splice(0)]);
+      for (;;) {
+        const end = data.indexOf('\r\n\r\n');
+        if (end < 0) break;
+        const head = data.subarray(0, end).toString('latin1');
+        assert.match(head, /^HTTP\/1\.1 200 /, head.split('\r\n')[0]);
+        const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)![1]);
+        if (data.length < end + 4 + length) break;
+        bodies.push(Buffer.from(data.subarray(end + 4, end + 4 + length)));
+        data = data.subarray(end + 4 + length);
+      }
+    }
+    socket.destroy();
+    return bodies;
+  };
+}
+
+test('a client that reads late gets every one-off answer byte for byte while other answers reuse the pooled buffers', async () => {
+  const expected = new Map<string, Buffer>();
+  for (const p of PATHS) expected.set(p, Buffer.from(await (await fetch(base + p)).arrayBuffer()));
+  // About 10 MB asked on one connection that reads nothing yet.
+  const stalled = Array.from({ length: 5 }, () => PATHS).flat();
+  const readLate = await stalledClient(stalled);
+  // Meanwhile other answers are rendered into pooled buffers of the same sizes, released as each is sent.
+  for (let round = 0; round < 3; round++) {
+    const others = await Promise.all(PATHS.map(async (p) => [p, Buffer.from(await (await fetch(base + p)).arrayBuffer())] as const));
+    for (const [p, body] of others) assert.ok(body.equals(expected.get(p)!), `${p} as expected`);
+  }
+  const bodies = await readLate();
+  stalled.forEach((p, i) => assert.ok(bodies[i]!.equals(expected.get(p)!), `answer ${i}, ${p}: the late client's bytes are the file's`));
+});
