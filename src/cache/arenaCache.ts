@@ -15,6 +15,14 @@
  * it was written or last passed: then it keeps its place, loses that mark, and
  * the pointer skips past it (a second chance: close to LRU at the cost of FIFO).
  *
+ * Admission (optional, `admitOneIn`): once an insertion has had to evict a
+ * value, only one new value in that many is kept. Under reads spread evenly
+ * over more than the cache holds (history backfills, random windows over
+ * thousands of sites), any set of values kept gives the same hit rate, so
+ * admitting every miss buys nothing and costs a copy and old-generation
+ * garbage per miss; values asked for often still get in after a few misses
+ * and then keep their place by their second chances.
+ *
  * Reuse is safe under one rule: a value handed out by get() or set() is used
  * synchronously, before the current turn of the event loop ends (no I/O wait in
  * between). A region handed out in the current turn is never overwritten: the
@@ -51,6 +59,9 @@ export class ArenaCache<K, V> {
   private usedBytes = 0;
   private turn = 0;
   private turnScheduled = false;
+  /** An insertion has evicted a live value: the cache is full, and admission applies. */
+  private full = false;
+  private misses = 0;
   private readonly nextTurn = (): void => {
     this.turn++;
     this.turnScheduled = false;
@@ -59,10 +70,12 @@ export class ArenaCache<K, V> {
   /**
    * @param capacity bytes of all regions together
    * @param segmentBytes size of each segment; a value never spans two, so none may be larger
+   * @param admitOneIn once full, keep one new value in this many (1: every one)
    */
   constructor(
     readonly capacity: number,
     private readonly segmentBytes = Math.min(capacity, 64 * MB),
+    private readonly admitOneIn = 1,
   ) {}
 
   get size(): number {
@@ -90,6 +103,7 @@ export class ArenaCache<K, V> {
    */
   set(key: K, length: number, fill: (region: Uint8Array) => V): V | undefined {
     this.delete(key);
+    if (this.full && ++this.misses % this.admitOneIn !== 0) return undefined;
     this.countTurn();
     const size = (length + 7) & ~7;
     if (size > this.segmentBytes || size === 0) return undefined;
@@ -152,6 +166,7 @@ export class ArenaCache<K, V> {
       this.map.delete(e.key);
       e.live = false;
       this.usedBytes -= e.length;
+      this.full = true;
     }
     return true;
   }

@@ -23,6 +23,11 @@ export interface ReadSource extends SiteSource {
 }
 
 const DONE = Promise.resolve();
+/**
+ * Once the run cache is full, one run read in this many is kept (ArenaCache): mixed load at 10,000 sites
+ * reads runs evenly over four times what the default cache holds.
+ */
+const RUN_ADMISSION = 8;
 
 export class ReadModel implements ReadSource {
   private token = '';
@@ -43,7 +48,7 @@ export class ReadModel implements ReadSource {
     private readonly store: Store,
     cacheBytes: number,
   ) {
-    this.runs = new ArenaCache(cacheBytes);
+    this.runs = new ArenaCache(cacheBytes, undefined, RUN_ADMISSION);
     store.onCommit(() => (this.dirty = true));
   }
 

@@ -84,6 +84,26 @@ describe('ArenaCache', () => {
     assert.equal(c.size, 1);
   });
 
+  it('with admission, keeps every value until it first has to evict one, then one new value in admitOneIn', async () => {
+    const c = new ArenaCache<number, Held>(128, 128, 4);
+    for (let k = 1; k <= 4; k++) assert.ok(c.set(k, 32, fillWith(k)), `key ${k}: room left`);
+    await nextTurn();
+    assert.ok(c.set(5, 32, fillWith(5)), 'the first insertion that evicts is still kept');
+    assert.equal(c.get(1), undefined, 'key 1 evicted');
+    await nextTurn();
+    const kept = [];
+    for (let k = 6; k <= 13; k++) {
+      if (c.set(k, 32, fillWith(k))) kept.push(k);
+      await nextTurn();
+    }
+    assert.deepEqual(kept, [9, 13], 'one in four');
+    for (const k of [6, 7, 8, 10, 11, 12]) assert.equal(c.get(k), undefined, `key ${k} not kept`);
+    assert.deepEqual([9, 13].map((k) => c.get(k)?.key), [9, 13]);
+    // A value set again and not admitted leaves no stale one behind.
+    assert.equal(c.set(13, 32, fillWith(13)), undefined);
+    assert.equal(c.get(13), undefined);
+  });
+
   it('keeps every value it holds intact, within capacity, in one segment, under any sequence of operations (property)', async () => {
     const op = fc.oneof(
       fc.record({ kind: fc.constant('set' as const), key: fc.integer({ min: 0, max: 40 }), length: fc.integer({ min: 1, max: 70 }) }),
@@ -92,8 +112,8 @@ describe('ArenaCache', () => {
       fc.constant({ kind: 'turn' as const }),
     );
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 64, max: 400 }), fc.integer({ min: 70, max: 200 }), fc.array(op, { maxLength: 120 }), async (capacity, segment, ops) => {
-        const c = new ArenaCache<number, Held>(capacity, Math.min(segment, capacity));
+      fc.asyncProperty(fc.integer({ min: 64, max: 400 }), fc.integer({ min: 70, max: 200 }), fc.integer({ min: 1, max: 4 }), fc.array(op, { maxLength: 120 }), async (capacity, segment, admitOneIn, ops) => {
+        const c = new ArenaCache<number, Held>(capacity, Math.min(segment, capacity), admitOneIn);
         const handedThisTurn: Held[] = [];
         for (const o of ops) {
           if (o.kind === 'turn') {

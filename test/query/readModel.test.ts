@@ -131,3 +131,35 @@ test('a cache smaller than the runs read keeps answering each run exactly, also 
   const { runs, runBytes } = m.stats();
   assert.ok(runs >= 1 && runs <= 2 && runBytes <= 2.5 * footprint, `${runs} runs in ${runBytes} bytes`);
 });
+
+test('once the run cache is full, one run read in eight is kept; the others are served and let go', async () => {
+  const farms = ['WF_A', 'PV_B', 'WF_C'];
+  const issues = ['2026111700', '2026111712', '2026111800', '2026111812'];
+  // The same values in every run: blobs of one size, so that the cache holds exactly three.
+  for (const f of farms) {
+    for (const i of issues) {
+      const run = readRunCsv(`${f}_${i}.csv`, Buffer.from(runCsv(i, { value: (step, e) => ((step * 7 + e) % 100) / 10 })));
+      await store.putRun({ farmId: f, issue: i, series: run.series });
+    }
+  }
+  const probe = new ReadModel(store, 1 << 24);
+  await probe.sync();
+  const footprint = (await probe.getRun('WF_A', issues[0]!))!.view.footprint;
+  for (const f of farms) for (const i of issues) assert.equal((await probe.getRun(f, i))!.view.footprint, footprint);
+  // Room for three runs.
+  const m = new ReadModel(store, 3 * footprint + 64);
+  await m.sync();
+  const keys = farms.flatMap((f) => issues.map((i) => [f, i] as const));
+  for (const [f, i] of keys) {
+    assert.equal((await m.getRun(f, i))?.issue, i, 'served whether kept or not');
+    await new Promise((r) => setImmediate(r));
+  }
+  assert.equal(m.runLookups.misses, 12);
+  // Runs 0-2 filled the cache and run 3 was the first to evict (run 0); of runs 4 ..., one in eight is kept:
+  // run 11, in place of run 1.
+  for (const n of [2, 3, 11]) assert.ok(await m.getRun(...keys[n]!), `run ${n}`);
+  assert.equal(m.runLookups.hits, 3, 'runs 2, 3 and 11 are in memory');
+  await m.getRun(...keys[4]!);
+  assert.equal(m.runLookups.misses, 13, 'run 4 is not');
+  assert.ok(m.stats().runBytes <= 3 * footprint + 64);
+});
