@@ -15,8 +15,8 @@
  * it was written or last passed: then it keeps its place, loses that mark, and
  * the pointer skips past it (a second chance: close to LRU at the cost of FIFO).
  *
- * Admission (optional, `admitOneIn`): once an insertion has had to evict a
- * value, only one new value in that many is kept. Under reads spread evenly
+ * Admission (optional, `admitOneIn`): while the last value kept had to evict
+ * another, only one new value in that many is kept. Under reads spread evenly
  * over more than the cache holds (history backfills, random windows over
  * thousands of sites), any set of values kept gives the same hit rate, so
  * admitting every miss buys nothing and costs a copy and old-generation
@@ -59,7 +59,7 @@ export class ArenaCache<K, V> {
   private usedBytes = 0;
   private turn = 0;
   private turnScheduled = false;
-  /** An insertion has evicted a live value: the cache is full, and admission applies. */
+  /** The last value kept had to evict a live one: the cache is full, and admission applies. */
   private full = false;
   private misses = 0;
   private readonly nextTurn = (): void => {
@@ -104,6 +104,8 @@ export class ArenaCache<K, V> {
   set(key: K, length: number, fill: (region: Uint8Array) => V): V | undefined {
     this.delete(key);
     if (this.full && ++this.misses % this.admitOneIn !== 0) return undefined;
+    // Set again by pass() if this insertion too has to evict: room freed by deletions (a prune) lifts admission.
+    this.full = false;
     this.countTurn();
     const size = (length + 7) & ~7;
     if (size > this.segmentBytes || size === 0) return undefined;

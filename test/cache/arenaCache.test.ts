@@ -102,6 +102,15 @@ describe('ArenaCache', () => {
     // A value set again and not admitted leaves no stale one behind.
     assert.equal(c.set(13, 32, fillWith(13)), undefined);
     assert.equal(c.get(13), undefined);
+    // Room made by deletions: the next value kept evicts nothing, and every value is kept again.
+    for (const k of [3, 4, 5, 9]) c.delete(k);
+    await nextTurn();
+    const after = [];
+    for (let k = 20; k <= 25; k++) {
+      if (c.set(k, 32, fillWith(k))) after.push(k);
+      await nextTurn();
+    }
+    assert.deepEqual(after, [22, 23, 24, 25], 'declined up to the next one in four, which goes into free room and lifts admission');
   });
 
   it('keeps every value it holds intact, within capacity, in one segment, under any sequence of operations (property)', async () => {
