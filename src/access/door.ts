@@ -83,6 +83,9 @@ function clientAddress(req: IncomingMessage): string {
 
 export class Door {
   private inFlight = 0;
+  private readonly leave = (): void => {
+    this.inFlight--;
+  };
   /** Requests refused with 429, read by the metrics at scrape time. */
   rateLimited = 0;
   /** Filled by each take: the decision is read before the next one. */
@@ -135,7 +138,8 @@ export class Door {
         return false;
       }
       this.inFlight++;
-      res.once('close', () => this.inFlight--);
+      // A response emits 'close' exactly once (Node guards it with _closed): a shared listener, no once() wrapper.
+      res.on('close', this.leave);
     }
     const kind = routeClass(req.url ?? '/');
     if (kind === 'open' || !this.keysRequired()) {

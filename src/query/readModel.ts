@@ -44,10 +44,14 @@ export class ReadModel implements ReadSource {
   /** Runs found in memory and runs read from the store, read by the metrics. */
   readonly runLookups = { hits: 0, misses: 0 };
 
+  /** The store's changePollMs, read once: `current` is asked on every request. */
+  private readonly pollMs: number;
+
   constructor(
     private readonly store: Store,
     cacheBytes: number,
   ) {
+    this.pollMs = store.changePollMs;
     this.runs = new ArenaCache(cacheBytes, undefined, RUN_ADMISSION);
     store.onCommit(() => (this.dirty = true));
   }
@@ -59,7 +63,7 @@ export class ReadModel implements ReadSource {
 
   /** Whether sync() would find nothing to do: the model may be read at once, without waiting a turn. */
   get current(): boolean {
-    return this.pending === undefined && !this.dirty && performance.now() - this.checkedAt < this.store.changePollMs;
+    return this.pending === undefined && !this.dirty && performance.now() - this.checkedAt < this.pollMs;
   }
 
   /**
