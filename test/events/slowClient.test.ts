@@ -94,8 +94,12 @@ test('a client that never reads is dropped while a reader gets every event at on
   const runs = reader.parser.events.filter((e) => e.event === 'run');
   assert.equal(new Set(runs.map((e) => e.id)).size, published, 'every event once');
   delays = delays.sort((a, b) => a - b);
-  // A batch is read by the next poll (300 ms) and written at once: well within a second, drop or not.
-  assert.ok(delays.at(-1)! < 1000, `a batch reached the reader ${Math.round(delays.at(-1)!)} ms after it was committed`);
+  // A batch is read by the next poll (300 ms) and written at once: well within a second, drop or not. A
+  // reader held up by the slow client would wait for every batch once the kernel's buffer is full (or never
+  // get one: the 3 s above), so the typical batch is what tells; a single one may still wait for this
+  // process's turn on a core that parallel tests share (1.9 s once, in a suite of 6 minutes).
+  const median = delays[Math.floor(delays.length / 2)]!;
+  assert.ok(median < 1000, `batches reached the reader ${Math.round(median)} ms after they were committed (median of ${delays.length})`);
   reader.close();
   slow.destroy();
 });
