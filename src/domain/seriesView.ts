@@ -114,33 +114,18 @@ function anyPresent(bitmap: Uint8Array, from: number, to: number): boolean {
 }
 
 /**
- * The bit-packed rest of a PACK1 chunk with every record present: record i on holds a difference from the
- * one before, `value` is record i - 1's. Records before `from` are summed, the others stored at out[i - from].
- * The caller has checked that the bits are there; TAIL_PADDING keeps each 32-bit read inside the blob.
+ * The bit-packed rest of a PACK1 or PACK2 chunk with every record present: `value` and `delta` are record
+ * i - 1's value and difference; each packed number is the next difference (PACK1: carry 0) or the change
+ * of the difference (PACK2: carry 1). Records before `from` are only summed, the others stored at
+ * out[i - from]. The caller has checked that the bits are there; TAIL_PADDING keeps each 32-bit read
+ * inside the blob.
  */
-function unpack1(buf: Uint8Array, pos: number, mask: number, width: number, i: number, from: number, end: number, value: number, out: Float64Array): void {
-  let bit = 0;
-  for (const skip = Math.min(from, end); i < skip; i++) {
-    const at = pos + (bit >>> 3);
-    const z = ((buf[at]! | (buf[at + 1]! << 8) | (buf[at + 2]! << 16) | (buf[at + 3]! << 24)) >>> (bit & 7)) & mask;
-    bit += width;
-    value += (z >>> 1) ^ -(z & 1);
-  }
-  for (; i < end; i++) {
-    const at = pos + (bit >>> 3);
-    const z = ((buf[at]! | (buf[at + 1]! << 8) | (buf[at + 2]! << 16) | (buf[at + 3]! << 24)) >>> (bit & 7)) & mask;
-    bit += width;
-    value += (z >>> 1) ^ -(z & 1);
-    out[i - from] = value;
-  }
-}
-
-/** The same for PACK2: differences of differences, `delta` being record i - 1's difference. */
-function unpack2(
+function unpack(
   buf: Uint8Array,
   pos: number,
   mask: number,
   width: number,
+  carry: number,
   i: number,
   from: number,
   end: number,
@@ -149,20 +134,16 @@ function unpack2(
   out: Float64Array,
 ): void {
   let bit = 0;
-  for (const skip = Math.min(from, end); i < skip; i++) {
-    const at = pos + (bit >>> 3);
-    const z = ((buf[at]! | (buf[at + 1]! << 8) | (buf[at + 2]! << 16) | (buf[at + 3]! << 24)) >>> (bit & 7)) & mask;
-    bit += width;
-    delta += (z >>> 1) ^ -(z & 1);
-    value += delta;
-  }
-  for (; i < end; i++) {
-    const at = pos + (bit >>> 3);
-    const z = ((buf[at]! | (buf[at + 1]! << 8) | (buf[at + 2]! << 16) | (buf[at + 3]! << 24)) >>> (bit & 7)) & mask;
-    bit += width;
-    delta += (z >>> 1) ^ -(z & 1);
-    value += delta;
-    out[i - from] = value;
+  for (let stop = Math.min(from, end), storing = false; ; stop = end, storing = true) {
+    for (; i < stop; i++) {
+      const at = pos + (bit >>> 3);
+      const z = ((buf[at]! | (buf[at + 1]! << 8) | (buf[at + 2]! << 16) | (buf[at + 3]! << 24)) >>> (bit & 7)) & mask;
+      bit += width;
+      delta = delta * carry + ((z >>> 1) ^ -(z & 1));
+      value += delta;
+      if (storing) out[i - from] = value;
+    }
+    if (storing) return;
   }
 }
 
@@ -389,7 +370,7 @@ export class SeriesView {
       // Every record present: one bounds check for the whole chunk, and the records before `from` (a page
       // rarely starts a chunk) only summed, not stored.
       if ((end - i - 1) * width > bits) truncated();
-      return pack2 ? unpack2(buf, pos, mask, width, i + 1, from, end, value, delta, out) : unpack1(buf, pos, mask, width, i + 1, from, end, value, out);
+      return unpack(buf, pos, mask, width, pack2 ? 1 : 0, i + 1, from, end, value, delta, out);
     }
     const carry = pack2 ? 1 : 0;
     let bit = 0;
