@@ -123,7 +123,7 @@ describe('replacing a run', () => {
 
   /**
    * Asks until `ok` holds, for at most the store's bound on seeing other
-   * processes' commits (1 ms on SQLite; a NOTIFY round trip, bounded by 1 s, on
+   * processes' commits (10 ms on SQLite; a NOTIFY round trip, bounded by 1 s, on
    * PostgreSQL). Returns the last answer.
    */
   const within = (url: string, ok: (body: any) => boolean) =>

@@ -54,7 +54,7 @@ test('a commit through the same store object is seen by the next sync at once', 
 test('current: false before the first sync, after a commit through the store and once the poll interval has passed', async () => {
   const m = new ReadModel(store, 1 << 20);
   assert.equal(m.current, false, 'never synced');
-  // Current right after a sync, for changePollMs (1 ms on SQLite, so a slow sync may already be stale; on
+  // Current right after a sync, for changePollMs (10 ms on SQLite, so a slow sync may already be stale; on
   // PostgreSQL the commit's NOTIFY comes back a moment later and marks the model stale once more).
   const syncedNow = async (): Promise<void> => {
     for (let attempt = 0; attempt < 20; attempt++) {
