@@ -53,7 +53,9 @@ async function stalledClient(paths: readonly string[]): Promise<() => Promise<Bu
     socket.resume();
     const bodies: Buffer[] = [];
     let data = Buffer.alloc(0);
+    const deadline = performance.now() + 60_000;
     while (bodies.length < paths.length) {
+      assert.ok(performance.now() < deadline, `${bodies.length} of ${paths.length} answers after 60 s`);
       await new Promise((r) => setTimeout(r, 5));
       data = Buffer.concat([data, ...chunks.splice(0)]);
       for (;;) {
