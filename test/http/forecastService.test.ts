@@ -4,7 +4,7 @@
  * may be handed to the next answer only once nothing needs its bytes.
  */
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Store } from '../../src/store/store.js';
@@ -36,9 +36,9 @@ after(async () => {
 /**
  * Asks for every path on one connection, one after the other, without reading: each answer after the first
  * few meets kernel buffers already full (about 4 MB on loopback), so end() leaves it partly unsent, and the
- * rest queue behind it. Returns the reader of every answer, to call once the others have been sent.
+ * rest queue behind it. Returns the connection, to be read once the other answers have been sent.
  */
-async function stalledClient(paths: readonly string[]): Promise<() => Promise<Buffer[]>> {
+async function stalledClient(paths: readonly string[]): Promise<Socket> {
   const { hostname, port } = new URL(base);
   const socket = connect(Number(port), hostname);
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
@@ -47,31 +47,33 @@ async function stalledClient(paths: readonly string[]): Promise<() => Promise<Bu
     socket.write(`GET ${p} HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
     await new Promise((r) => setTimeout(r, 20));
   }
-  return async () => {
-    const chunks: Buffer[] = [];
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.resume();
-    const bodies: Buffer[] = [];
-    let data = Buffer.alloc(0);
-    const deadline = performance.now() + 60_000;
-    while (bodies.length < paths.length) {
-      assert.ok(performance.now() < deadline, `${bodies.length} of ${paths.length} answers after 60 s`);
-      await new Promise((r) => setTimeout(r, 5));
-      data = Buffer.concat([data, ...chunks.splice(0)]);
-      for (;;) {
-        const end = data.indexOf('\r\n\r\n');
-        if (end < 0) break;
-        const head = data.subarray(0, end).toString('latin1');
-        assert.match(head, /^HTTP\/1\.1 200 /, head.split('\r\n')[0]);
-        const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)![1]);
-        if (data.length < end + 4 + length) break;
-        bodies.push(Buffer.from(data.subarray(end + 4, end + 4 + length)));
-        data = data.subarray(end + 4 + length);
-      }
+  return socket;
+}
+
+/** Reads `count` answers of 200 with their bodies from the socket. */
+async function readAll(socket: Socket, count: number): Promise<Buffer[]> {
+  const chunks: Buffer[] = [];
+  socket.on('data', (c: Buffer) => chunks.push(c));
+  socket.resume();
+  const bodies: Buffer[] = [];
+  let data = Buffer.alloc(0);
+  const deadline = performance.now() + 60_000;
+  while (bodies.length < count) {
+    assert.ok(performance.now() < deadline, `${bodies.length} of ${count} answers after 60 s`);
+    await new Promise((r) => setTimeout(r, 5));
+    data = Buffer.concat([data, ...chunks.splice(0)]);
+    for (;;) {
+      const end = data.indexOf('\r\n\r\n');
+      if (end < 0) break;
+      const head = data.subarray(0, end).toString('latin1');
+      assert.match(head, /^HTTP\/1\.1 200 /, head.split('\r\n')[0]);
+      const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)![1]);
+      if (data.length < end + 4 + length) break;
+      bodies.push(Buffer.from(data.subarray(end + 4, end + 4 + length)));
+      data = data.subarray(end + 4 + length);
     }
-    socket.destroy();
-    return bodies;
-  };
+  }
+  return bodies;
 }
 
 test('a client that reads late gets every one-off answer byte for byte while other answers reuse the pooled buffers', async () => {
@@ -79,12 +81,16 @@ test('a client that reads late gets every one-off answer byte for byte while oth
   for (const p of PATHS) expected.set(p, Buffer.from(await (await fetch(base + p)).arrayBuffer()));
   // About 10 MB asked on one connection that reads nothing yet.
   const stalled = Array.from({ length: 5 }, () => PATHS).flat();
-  const readLate = await stalledClient(stalled);
-  // Meanwhile other answers are rendered into pooled buffers of the same sizes, released as each is sent.
-  for (let round = 0; round < 3; round++) {
-    const others = await Promise.all(PATHS.map(async (p) => [p, Buffer.from(await (await fetch(base + p)).arrayBuffer())] as const));
-    for (const [p, body] of others) assert.ok(body.equals(expected.get(p)!), `${p} as expected`);
+  const late = await stalledClient(stalled);
+  try {
+    // Meanwhile other answers are rendered into pooled buffers of the same sizes, released as each is sent.
+    for (let round = 0; round < 3; round++) {
+      const others = await Promise.all(PATHS.map(async (p) => [p, Buffer.from(await (await fetch(base + p)).arrayBuffer())] as const));
+      for (const [p, body] of others) assert.ok(body.equals(expected.get(p)!), `${p} as expected`);
+    }
+    const bodies = await readAll(late, stalled.length);
+    stalled.forEach((p, i) => assert.ok(bodies[i]!.equals(expected.get(p)!), `answer ${i}, ${p}: the late client's bytes are the file's`));
+  } finally {
+    late.destroy();
   }
-  const bodies = await readLate();
-  stalled.forEach((p, i) => assert.ok(bodies[i]!.equals(expected.get(p)!), `answer ${i}, ${p}: the late client's bytes are the file's`));
 });
