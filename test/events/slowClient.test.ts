@@ -29,6 +29,11 @@ let base = '';
 const FARM = 'F'.repeat(64);
 /** The default bound: batches of a thousand entries (about 250 kB here) come well within it. */
 const BOUND = 1 << 20;
+/**
+ * Entries appended per round: one batch of the hub's. Rounds of four batches (1 MB) once took 1.9 s to reach
+ * the reader on a core shared with parallel tests, all of it this process's own work on the four.
+ */
+const BATCH = 1000;
 
 before(async () => {
   const t = tempDir();
@@ -80,8 +85,8 @@ test('a client that never reads is dropped while a reader gets every event at on
   while ((await metric('forecastd_sse_dropped_total')) === 0) {
     assert.ok(published < 100_000, 'the slow client was never dropped');
     const t0 = performance.now();
-    appendMany(4000, 1000 + published);
-    published += 4000;
+    appendMany(BATCH, 1000 + published);
+    published += BATCH;
     const events = await reader.until((e) => e.filter((x) => x.event === 'run').length === published, 3000);
     delays.push(events.at(-1)!.at - t0);
   }
@@ -94,12 +99,8 @@ test('a client that never reads is dropped while a reader gets every event at on
   const runs = reader.parser.events.filter((e) => e.event === 'run');
   assert.equal(new Set(runs.map((e) => e.id)).size, published, 'every event once');
   delays = delays.sort((a, b) => a - b);
-  // A batch is read by the next poll (300 ms) and written at once: well within a second, drop or not. A
-  // reader held up by the slow client would wait for every batch once the kernel's buffer is full (or never
-  // get one: the 3 s above), so the typical batch is what tells; a single one may still wait for this
-  // process's turn on a core that parallel tests share (1.9 s once, in a suite of 6 minutes).
-  const median = delays[Math.floor(delays.length / 2)]!;
-  assert.ok(median < 1000, `batches reached the reader ${Math.round(median)} ms after they were committed (median of ${delays.length})`);
+  // A batch is read by the next poll (300 ms) and written at once: well within a second, drop or not.
+  assert.ok(delays.at(-1)! < 1000, `a batch reached the reader ${Math.round(delays.at(-1)!)} ms after it was committed`);
   reader.close();
   slow.destroy();
 });
