@@ -114,18 +114,20 @@ function anyPresent(bitmap: Uint8Array, from: number, to: number): boolean {
 }
 
 /**
- * The bit-packed rest of a PACK1 or PACK2 chunk with every record present: `value` and `delta` are record
- * i - 1's value and difference; each packed number is the next difference (PACK1: carry 0) or the change
- * of the difference (PACK2: carry 1). Records before `from` are only summed, the others stored at
- * out[i - from]. The caller has checked that the bits are there; TAIL_PADDING keeps each 32-bit read
- * inside the blob.
+ * The bit-packed rest of a PACK1 or PACK2 chunk, from record i on: `value` and `delta` are the last present
+ * record's value and difference; each packed number is the next difference (PACK1: carry 0, not carried
+ * over) or the change of the difference (PACK2: carry 1), so that the loop tests no encoding per value.
+ * Records missing in the bitmap (if any) have no packed number. Records before `from` (a page rarely starts
+ * a chunk) are only summed, the others stored at out[i - from]. TAIL_PADDING keeps each 32-bit read inside
+ * the blob.
  */
 function unpack(
   buf: Uint8Array,
   pos: number,
-  mask: number,
+  stop: number,
   width: number,
   carry: number,
+  bitmap: Uint8Array | undefined,
   i: number,
   from: number,
   end: number,
@@ -133,9 +135,13 @@ function unpack(
   delta: number,
   out: Float64Array,
 ): void {
+  const mask = (1 << width) - 1;
+  const bits = (stop - pos) * 8;
   let bit = 0;
-  for (let stop = Math.min(from, end), storing = false; ; stop = end, storing = true) {
-    for (; i < stop; i++) {
+  for (let until = Math.min(from, end), storing = false; ; until = end, storing = true) {
+    for (; i < until; i++) {
+      if (bitmap !== undefined && (bitmap[i >> 3]! & (1 << (i & 7))) === 0) continue;
+      if (bit + width > bits) truncated();
       const at = pos + (bit >>> 3);
       const z = ((buf[at]! | (buf[at + 1]! << 8) | (buf[at + 2]! << 16) | (buf[at + 3]! << 24)) >>> (bit & 7)) & mask;
       bit += width;
@@ -361,29 +367,7 @@ export class SeriesView {
       value += delta;
       if (i >= from) out[i - from] = value;
     }
-    // The rest is bit-packed: differences (PACK1) or differences of differences (PACK2). One loop for
-    // both: PACK1's difference is not carried over (times 0), PACK2's is (times 1), so that the loop tests
-    // no encoding per value. TAIL_PADDING keeps at + 3 inside the blob.
-    const mask = (1 << width) - 1;
-    const bits = (stop - pos) * 8;
-    if (bitmap === undefined) {
-      // Every record present: one bounds check for the whole chunk, and the records before `from` (a page
-      // rarely starts a chunk) only summed, not stored.
-      if ((end - i - 1) * width > bits) truncated();
-      return unpack(buf, pos, mask, width, pack2 ? 1 : 0, i + 1, from, end, value, delta, out);
-    }
-    const carry = pack2 ? 1 : 0;
-    let bit = 0;
-    while (++i < end) {
-      if (bitmap !== undefined && (bitmap[i >> 3]! & (1 << (i & 7))) === 0) continue;
-      if (bit + width > bits) truncated();
-      const at = pos + (bit >>> 3);
-      const z = ((buf[at]! | (buf[at + 1]! << 8) | (buf[at + 2]! << 16) | (buf[at + 3]! << 24)) >>> (bit & 7)) & mask;
-      bit += width;
-      delta = delta * carry + ((z >>> 1) ^ -(z & 1));
-      value += delta;
-      if (i >= from) out[i - from] = value;
-    }
+    unpack(buf, pos, stop, width, pack2 ? 1 : 0, bitmap, i + 1, from, end, value, delta, out);
   }
 
   /** Format 2: every value a varint zigzag delta from the one before (the first from 0). */
