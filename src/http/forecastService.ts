@@ -27,7 +27,6 @@ import { DEFAULT_CACHE, type AppContext } from './context.js';
 import { JSON_TYPE } from './envelope.js';
 import { writeForecastJson } from './forecastBody.js';
 import type { ForecastQuery } from './schemas.js';
-import type { Farm, StoredRun } from '../store/store.js';
 
 export type ForecastQueryValues = Static<typeof ForecastQuery>;
 
@@ -65,49 +64,29 @@ interface Prepared {
   used?: boolean;
 }
 
-/** What of an answer depends on the (site, run) alone. */
-interface RunFacts {
-  readonly farm: Farm;
-  /** The normalised key's part naming the site and the run's version. */
-  readonly keyPart: string;
-  /** fnv1a of keyPart: the start of the key's hash. */
-  readonly keyPartHash: number;
-  readonly lastModified: string;
-}
-
 /** HTTP dates (whole seconds) of recent publication seconds: the runs of one delivery share a few hundred. */
 const httpDateOfSecond = keepRecent(512, (second: number) => new Date(second * 1000).toUTCString());
-
-/**
- * Computed per answer rather than kept per run record: at 10,000 sites most runs asked are fresh copies
- * out of the store, and a WeakMap entry per copy cost more than the concatenation it saved (mixed load at
- * 10,000 sites, profiled: 5.1 µs an answer with the WeakMap, 1.6 µs without).
- */
-function factsOf(farm: Farm, run: StoredRun): RunFacts {
-  const keyPart = `${farm.farmId}|${farm.lat}|${farm.lon}|${run.issue}|${run.revision}`;
-  return { farm, keyPart, keyPartHash: fnv1a(keyPart), lastModified: httpDateOfSecond(Math.floor(run.publishedAt / 1000)) };
-}
 
 /**
  * The normalised key of an answer's body (everything that decides its bytes)
  * and its 32-bit hash, from the same parts in one place: the entity tag and the
  * body cache's admission use the hash, which is mixed from the parts rather
  * than read from the key's text. The field selection enters both as its mask.
+ * Made for every answer not replayed: kept per run record (a WeakMap entry per
+ * run copy), the site-and-run part cost more at 10,000 sites, where most runs
+ * asked are fresh copies out of the store (mixed load profiled: 5.1 µs an
+ * answer with the WeakMap, 1.6 µs without).
  */
-function bodyKey(
-  plan: ForecastPlan,
-  facts: RunFacts,
-  csv: boolean,
-  page: number,
-  size: number,
-): { key: string; hash: number } {
+function bodyKey(plan: ForecastPlan, csv: boolean, page: number, size: number): { key: string; hash: number } {
+  const { farm, run } = plan;
+  const site = `${farm.farmId}|${farm.lat}|${farm.lon}|${run.issue}|${run.revision}`;
   let selection = 0;
   for (const e of plan.elements) selection |= 1 << e;
-  let h = mixInt(facts.keyPartHash, csv ? 0 : 1);
+  let h = mixInt(fnv1a(site), csv ? 0 : 1);
   if (!csv) h = mixInt(mixInt(h, page), size);
   const shape = csv ? 'csv' : `json|${page}|${size}`;
   return {
-    key: `${shape}|${facts.keyPart}|${plan.from}|${plan.to}|${selection}`,
+    key: `${shape}|${site}|${plan.from}|${plan.to}|${selection}`,
     hash: finishHash(mixInt(mixInt(mixInt(h, plan.from), plan.to), selection)),
   };
 }
@@ -241,12 +220,11 @@ export class ForecastService {
     const page = q.page ?? 1;
     const size = q.size ?? FORECAST_PAGE.defaultSize;
     const { run } = plan;
-    const facts = factsOf(plan.farm, run);
-    const { key, hash: keyHash } = bodyKey(plan, facts, csv, page, size);
+    const { key, hash: keyHash } = bodyKey(plan, csv, page, size);
     const prepared: Prepared = {
       key,
       tag: tagBase(run.revision, keyHash),
-      lastModified: facts.lastModified,
+      lastModified: httpDateOfSecond(Math.floor(run.publishedAt / 1000)),
       publishedAt: run.publishedAt,
       cacheControl: q.issue === undefined ? this.latestCacheControl : IMMUTABLE,
       contentType: csv ? CSV_TYPE : JSON_TYPE,
