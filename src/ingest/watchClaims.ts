@@ -59,6 +59,9 @@ function encodedTail(s: string, n: number): string {
   return out;
 }
 
+/** The file name of a watched path (relative, `/`-separated). */
+export const baseName = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
+
 /**
  * A new claim name for a file at `path` (relative, `/`-separated). A path too
  * long for one file name keeps its base name and, for its folders, a hash of
@@ -70,7 +73,7 @@ export function claimName(path: string, size: number, mtimeMs: number, token = r
   let rest = encode(path);
   if (bytes(rest) > room) {
     const slash = path.lastIndexOf('/');
-    const base = path.slice(slash + 1);
+    const base = baseName(path);
     const folders = slash < 0 ? '' : `~${createHash('sha256').update(path.slice(0, slash)).digest('hex').slice(0, 16)}%2F`;
     rest = folders + encodedTail(base, room - folders.length);
   }

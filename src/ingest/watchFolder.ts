@@ -25,7 +25,7 @@ import { ClaimRecordedError, UnknownFarmError, type FileRecord, type IngestedFil
 import { FaultError, formatFault, unreadable, type Fault } from './fault.js';
 import { formatAccepted } from './ingestFiles.js';
 import { parseRunFileName, readRunCsv } from './runCsv.js';
-import { claimName, parseClaimName, watchLayout } from './watchClaims.js';
+import { baseName, claimName, parseClaimName, watchLayout } from './watchClaims.js';
 import { Owner, Peers } from './watchOwners.js';
 import { placeClaim } from './watchPlace.js';
 import { SettleTracker, type Candidate } from './watchScan.js';
@@ -136,7 +136,7 @@ export async function watchFolder(store: Store, options: WatchOptions): Promise<
       unreadableFault = unreadable(err);
     }
     const file = display(path);
-    const base = path.slice(path.lastIndexOf('/') + 1);
+    const base = baseName(path);
     const record = {
       claim: name,
       path,
@@ -221,7 +221,7 @@ export async function watchFolder(store: Store, options: WatchOptions): Promise<
   async function takeAll(ready: readonly Candidate[]): Promise<void> {
     const byRun = new Map<string, Candidate[]>();
     for (const c of ready) {
-      const run = c.rel.slice(c.rel.lastIndexOf('/') + 1).replace(/\.csv$/i, '');
+      const run = baseName(c.rel).replace(/\.csv$/i, '');
       const queue = byRun.get(run);
       if (queue === undefined) byRun.set(run, [c]);
       else queue.push(c);

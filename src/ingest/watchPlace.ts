@@ -13,15 +13,13 @@
 import { link, lstat, mkdir, opendir, stat, unlink } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { IngestedFile } from '../store/store.js';
-import type { WatchLayout } from './watchClaims.js';
+import { baseName, type WatchLayout } from './watchClaims.js';
 import { writeAtomically } from './watchOwners.js';
 
 /** The folder a recorded file ends in. */
 export function placeFolder(layout: WatchLayout, rec: Pick<IngestedFile, 'result' | 'at'>): string {
   return rec.result === 'taken' ? join(layout.done, new Date(rec.at).toISOString().slice(0, 10)) : layout.rejected;
 }
-
-const baseName = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
 
 /** NAME, or NAME-k with the suffix before the extension. */
 function nameWith(base: string, k: number): string {
