@@ -212,13 +212,6 @@ function putWords(dst: DataView, pos: number, src: DataView, at: number, len: nu
   return pos + len;
 }
 
-/** A fragment padded to whole words, for putWords. */
-function padded(b: Uint8Array): DataView {
-  const out = new Uint8Array((b.length + 3) & ~3);
-  out.set(b);
-  return new DataView(out.buffer);
-}
-
 /** A style's fragments prepared for copying, and its record heads per issue time. */
 interface Prepared {
   /** Each field fragment as KEY_WORDS little-endian words (zero-padded), at e * KEY_WORDS. */
@@ -241,8 +234,9 @@ function prepare(style: RecordStyle): Prepared {
     if (style.field.some((f) => f.length > 4 * KEY_WORDS)) throw new Error(`a field fragment is longer than ${4 * KEY_WORDS} bytes`);
     const fieldWords = new Uint32Array(style.field.length * KEY_WORDS);
     style.field.forEach((f, e) => {
-      const dv = padded(f);
-      for (let w = 0; w < dv.byteLength >> 2; w++) fieldWords[e * KEY_WORDS + w] = dv.getUint32(4 * w, true);
+      const words = new DataView(new ArrayBuffer(4 * KEY_WORDS));
+      new Uint8Array(words.buffer).set(f);
+      for (let w = 0; w < KEY_WORDS; w++) fieldWords[e * KEY_WORDS + w] = words.getUint32(4 * w, true);
     });
     p = {
       fieldWords,
