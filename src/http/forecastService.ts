@@ -27,6 +27,7 @@ import { DEFAULT_CACHE, type AppContext } from './context.js';
 import { JSON_TYPE } from './envelope.js';
 import { writeForecastJson } from './forecastBody.js';
 import type { ForecastQuery } from './schemas.js';
+import { sendAtTurnEnd } from './turnBatch.js';
 
 export type ForecastQueryValues = Static<typeof ForecastQuery>;
 
@@ -131,17 +132,6 @@ function notModified(req: IncomingMessage, p: Prepared): boolean {
   return Number.isFinite(since) && Math.floor(p.publishedAt / 1000) * 1000 <= since;
 }
 
-/**
- * Hands a pooled body back once nothing needs its bytes: at once when the kernel took the whole answer
- * within end() (nearly always), else when the response closes (a slow reader, an answer queued behind
- * another on its connection). Spares a close listener per one-off answer.
- */
-function releaseWhenSent(res: ServerResponse, release: () => void): void {
-  const socket = res.socket;
-  if (socket !== null && socket.writableLength === 0) release();
-  else res.once('close', release);
-}
-
 export class ForecastService {
   readonly reads: ReadModel;
   readonly bodies: BodyCache;
@@ -243,23 +233,20 @@ export class ForecastService {
     this.respond(req, res, prepared, entry);
   }
 
-  /** Writes the answer whole: the headers and body are known, and this is the hot path. */
+  /** Sends the answer whole, with the others of this turn (turnBatch.ts): the headers and body are known, and this is the hot path. */
   private respond(req: IncomingMessage, res: ServerResponse, p: Prepared, entry: CachedBody): void {
     const wanted = chooseCoding(req.headers['accept-encoding']);
     const notMod = notModified(req, p);
     if (wanted === 'identity' && !notMod) {
-      res.writeHead(200, withAnswerHeaders(req, (p.identityHeaders ??= this.headers200(p, entry.identity, 'identity'))));
-      res.end(entry.identity);
+      const headers = withAnswerHeaders(req, (p.identityHeaders ??= this.headers200(p, entry.identity, 'identity')));
+      sendAtTurnEnd(res, 200, headers, entry.identity, entry.release);
     } else if (notMod) {
       // The tag names the coding; the compressed bytes themselves are not needed for a 304.
-      res.writeHead(304, withAnswerHeaders(req, this.validatorHeaders(p, codingOf(entry, wanted))));
-      res.end();
+      sendAtTurnEnd(res, 304, withAnswerHeaders(req, this.validatorHeaders(p, codingOf(entry, wanted))), undefined, entry.release);
     } else {
       const { bytes, coding } = this.bodies.encoded(p.key, entry, wanted);
-      res.writeHead(200, withAnswerHeaders(req, this.headers200(p, bytes, coding)));
-      res.end(bytes);
+      sendAtTurnEnd(res, 200, withAnswerHeaders(req, this.headers200(p, bytes, coding)), bytes, entry.release);
     }
-    if (entry.release) releaseWhenSent(res, entry.release);
   }
 
   private validatorHeaders(p: Prepared, coding: Coding): string[] {
