@@ -28,14 +28,27 @@ export class Doorkeeper {
     return this.admitHash(fnv1a(key));
   }
 
-  /** The same for a key whose fnv1a hash the caller has already computed. */
+  /** The same for a key whose hash the caller has already computed. */
   admitHash(keyHash: number): boolean {
     // 0 marks an empty slot, so a key hashing to 0 is kept as 1 (a collision at worst).
     const h = keyHash || 1;
-    // FNV-1a's high bits are poorly spread for keys that differ in a few digits: avalanche before taking the slot.
-    const slot = this.shift === 32 ? 0 : finishHash(h) >>> this.shift;
+    const slot = this.slotOf(h);
     if (this.table[slot] === h) return true;
     this.table[slot] = h;
     return false;
+  }
+
+  /**
+   * Whether admitHash would admit the key now, without recording a sighting. A key the doorkeeper has not
+   * seen was never admitted, unless its sighting has been displaced since (then the caller does work twice).
+   */
+  seenHash(keyHash: number): boolean {
+    const h = keyHash || 1;
+    return this.table[this.slotOf(h)] === h;
+  }
+
+  private slotOf(h: number): number {
+    // FNV-1a's high bits are poorly spread for keys that differ in a few digits: avalanche before taking the slot.
+    return this.shift === 32 ? 0 : finishHash(h) >>> this.shift;
   }
 }

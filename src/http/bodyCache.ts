@@ -25,6 +25,12 @@ export interface CachedBody {
   probation?: boolean;
 }
 
+/** A body's key: its text for the maps, made only when asked (BodyKey), and its 32-bit hash for the doorkeeper. */
+export interface BodyCacheKey {
+  readonly hash: number;
+  readonly text: string;
+}
+
 const EMPTY = Buffer.alloc(0);
 
 /** The coding a body is sent in for a client that wants `wanted`: small bodies go as they are. */
@@ -111,10 +117,12 @@ export class BodyCache {
   /**
    * The cached body for the key, or one rendered now: kept if the key was asked
    * before, else in a pooled buffer to be released once sent (`release` set).
-   * keyHash is the key's 32-bit hash, which the caller has computed for the entity tag.
+   * Only a key the doorkeeper has seen is looked up: a body is kept on its key's
+   * second sighting, so a first sighting (a one-off query) cannot be in the cache,
+   * and its key's text is never made.
    */
-  body(key: string, keyHash: number, render: (sink: ByteSink) => void): CachedBody {
-    const cached = this.lru.get(key);
+  body(key: BodyCacheKey, render: (sink: ByteSink) => void): CachedBody {
+    const cached = this.door.seenHash(key.hash) ? this.lru.get(key.text) : undefined;
     if (cached) {
       this.lookups.hits++;
       return cached;
@@ -122,9 +130,9 @@ export class BodyCache {
     this.lookups.misses++;
     render(this.sink.reset());
     const written = this.sink.buf.subarray(0, this.sink.len);
-    if (written.length <= this.maxKept && this.door.admitHash(keyHash)) {
+    if (written.length <= this.maxKept && this.door.admitHash(key.hash)) {
       const entry: CachedBody = { identity: Buffer.from(written), dropped: false, used: false, probation: true };
-      this.lru.set(key, entry);
+      this.lru.set(key.text, entry);
       return entry;
     }
     const lease = this.pool.copyOf(written);
@@ -132,7 +140,7 @@ export class BodyCache {
   }
 
   /** The bytes to send in the coding, and the coding actually used. */
-  encoded(key: string, entry: CachedBody, wanted: Coding): { bytes: Buffer; coding: Coding } {
+  encoded(key: BodyCacheKey, entry: CachedBody, wanted: Coding): { bytes: Buffer; coding: Coding } {
     const coding = codingOf(entry, wanted);
     if (coding === 'identity') return { bytes: entry.identity, coding };
     let bytes = entry[coding];
@@ -140,10 +148,10 @@ export class BodyCache {
     if (entry.release === undefined) {
       bytes = compress(entry.identity, coding);
       entry[coding] = bytes;
-      this.lru.resize(key);
+      this.lru.resize(key.text);
     } else if (entry.identity.length > this.maxKept) {
       // Too large to keep whole: its compressed variant, a fraction of the size, is kept on its own.
-      const codedKey = `${coding}|${key}`;
+      const codedKey = `${coding}|${key.text}`;
       bytes = this.coded.get(codedKey);
       if (!bytes) {
         bytes = compress(entry.identity, coding);

@@ -22,8 +22,37 @@ const PATH = '/api/v1/forecast';
 const ISSUE = new RegExp(issueParam.pattern!);
 /** Integers without sign, leading zeros or exponent, small enough to stay exact. */
 const PLAIN_INTEGER = /^[1-9][0-9]{0,8}$/;
-/** The names taken here (one bit each, to notice repeats); any other name means the framework decides. */
-const PARAM_BITS = { farm_id: 1, issue: 2, start: 4, end: 8, elements: 16, page: 32, size: 64, format: 128, lat: 256, lon: 512 } as const;
+/**
+ * The bit of a name taken here (one each, to notice repeats), 0 for any other name: the framework decides
+ * those. A switch, not a lookup in an object: the names are fresh strings cut from the URL, and an object
+ * lookup hashes each one (about 1 % of a mixed answer's CPU in a profile).
+ */
+function paramBit(name: string): number {
+  switch (name) {
+    case 'farm_id':
+      return 1;
+    case 'issue':
+      return 2;
+    case 'start':
+      return 4;
+    case 'end':
+      return 8;
+    case 'elements':
+      return 16;
+    case 'page':
+      return 32;
+    case 'size':
+      return 64;
+    case 'format':
+      return 128;
+    case 'lat':
+      return 256;
+    case 'lon':
+      return 512;
+    default:
+      return 0;
+  }
+}
 const { lat: LAT, lon: LON, page: PAGE, size: SIZE } = ForecastQuery.properties;
 
 /**
@@ -52,7 +81,7 @@ export function directQuery(qs: string): ForecastQueryValues | undefined {
     // A malformed or missing value, an empty one, an unknown name or a repeated one (the framework
     // would see an array): the framework's to answer.
     if (name === null || v === null || v === undefined || v === '') return (sure = false);
-    const bit = Object.hasOwn(PARAM_BITS, name) ? PARAM_BITS[name as keyof typeof PARAM_BITS] : 0;
+    const bit = paramBit(name);
     if (bit === 0 || (seen & bit) !== 0) return (sure = false);
     seen |= bit;
     switch (name) {

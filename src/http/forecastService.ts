@@ -17,11 +17,11 @@ import { FORECAST_PAGE } from '../domain/limits.js';
 import { planForecast, type ForecastPlan } from '../query/forecastQuery.js';
 import { then, type Maybe } from '../query/maybe.js';
 import { ReadModel } from '../query/readModel.js';
-import { finishHash, fnv1a, mixInt } from '../cache/hash.js';
 import { keepRecent } from '../cache/keepRecent.js';
 import { SizedLru, usedSincePassed } from '../cache/lru.js';
 import { prefersCsv } from './accept.js';
-import { BodyCache, codingOf, type CachedBody } from './bodyCache.js';
+import { BodyCache, codingOf, type BodyCacheKey, type CachedBody } from './bodyCache.js';
+import { BodyKey } from './bodyKey.js';
 import { chooseCoding, entityTag, matchesIfNoneMatch, tagBase, type Coding } from './conditional.js';
 import { DEFAULT_CACHE, type AppContext } from './context.js';
 import { JSON_TYPE } from './envelope.js';
@@ -46,7 +46,7 @@ const memoBytes = (bodyMb: number): number => Math.max(MEMO_BYTES, (bodyMb * MB)
 /** Everything about an answer except its body bytes. */
 interface Prepared {
   /** Key of the body in the body cache: everything that decides its bytes. */
-  readonly key: string;
+  readonly key: BodyCacheKey;
   readonly tag: string;
   readonly lastModified: string;
   readonly publishedAt: number;
@@ -67,30 +67,6 @@ interface Prepared {
 
 /** HTTP dates (whole seconds) of recent publication seconds: the runs of one delivery share a few hundred. */
 const httpDateOfSecond = keepRecent(512, (second: number) => new Date(second * 1000).toUTCString());
-
-/**
- * The normalised key of an answer's body (everything that decides its bytes)
- * and its 32-bit hash, from the same parts in one place: the entity tag and the
- * body cache's admission use the hash, which is mixed from the parts rather
- * than read from the key's text. The field selection enters both as its mask.
- * Made for every answer not replayed: kept per run record (a WeakMap entry per
- * run copy), the site-and-run part cost more at 10,000 sites, where most runs
- * asked are fresh copies out of the store (mixed load profiled: 5.1 µs an
- * answer with the WeakMap, 1.6 µs without).
- */
-function bodyKey(plan: ForecastPlan, csv: boolean, page: number, size: number): { key: string; hash: number } {
-  const { farm, run } = plan;
-  const site = `${farm.farmId}|${farm.lat}|${farm.lon}|${run.issue}|${run.revision}`;
-  let selection = 0;
-  for (const e of plan.elements) selection |= 1 << e;
-  let h = mixInt(fnv1a(site), csv ? 0 : 1);
-  if (!csv) h = mixInt(mixInt(h, page), size);
-  const shape = csv ? 'csv' : `json|${page}|${size}`;
-  return {
-    key: `${shape}|${site}|${plan.from}|${plan.to}|${selection}`,
-    hash: finishHash(mixInt(mixInt(mixInt(h, plan.from), plan.to), selection)),
-  };
-}
 
 /**
  * The copy of an answer that the memo keeps. Its own allocation site: V8 decides
@@ -144,7 +120,7 @@ export class ForecastService {
     this.reads = new ReadModel(ctx.store, settings.seriesMb * MB);
     this.bodies = new BodyCache(settings.bodyMb * MB);
     const memo = (): SizedLru<string, Prepared> =>
-      new SizedLru<string, Prepared>(settings.bodyMb > 0 ? memoBytes(settings.bodyMb) / 2 : 0, (p) => 300 + p.key.length, { secondChance: usedSincePassed });
+      new SizedLru<string, Prepared>(settings.bodyMb > 0 ? memoBytes(settings.bodyMb) / 2 : 0, (p) => 300 + p.key.text.length, { secondChance: usedSincePassed });
     this.memos = [memo(), memo()];
     this.latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
   }
@@ -170,7 +146,7 @@ export class ForecastService {
   replay(req: IncomingMessage, res: ServerResponse, beforeWrite?: () => void): boolean {
     const p = this.memoOf(req).peek(ForecastService.memoKey(req));
     if (p === undefined || p.revision !== this.reads.revision || p.body === undefined) return false;
-    const entry = this.bodies.sentAgain(p.key, p.body);
+    const entry = this.bodies.sentAgain(p.key.text, p.body);
     if (entry === undefined) return false;
     p.used = true;
     beforeWrite?.();
@@ -210,10 +186,10 @@ export class ForecastService {
     const page = q.page ?? 1;
     const size = q.size ?? FORECAST_PAGE.defaultSize;
     const { run } = plan;
-    const { key, hash: keyHash } = bodyKey(plan, csv, page, size);
+    const key = new BodyKey(plan, csv, page, size);
     const prepared: Prepared = {
       key,
-      tag: tagBase(run.revision, keyHash),
+      tag: tagBase(run.revision, key.hash),
       lastModified: httpDateOfSecond(Math.floor(run.publishedAt / 1000)),
       publishedAt: run.publishedAt,
       cacheControl: q.issue === undefined ? this.latestCacheControl : IMMUTABLE,
@@ -222,7 +198,7 @@ export class ForecastService {
       issue: run.issue,
       revision,
     };
-    const entry = this.bodies.body(key, keyHash, (sink) => {
+    const entry = this.bodies.body(key, (sink) => {
       if (csv) writeCsv(sink, run.view, plan.issueMs, plan.elements, plan.from, plan.to);
       else writeForecastJson(sink, plan, page, size);
     });

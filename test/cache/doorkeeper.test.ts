@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Doorkeeper } from '../../src/cache/doorkeeper.js';
+import { fnv1a } from '../../src/cache/hash.js';
 
 test('admits a key on its second sighting, not its first', () => {
   const d = new Doorkeeper(16);
@@ -29,4 +30,23 @@ test('remembers most of as many recent keys as a quarter of its slots', () => {
   // 1 - e^(-1024/4096) = 22 % of them. So about 800 are admitted if the slots are evenly spread.
   assert.ok(admitted > 740, `admitted ${admitted} of 1024`);
   assert.ok(admitted < 1024, 'some keys must have been displaced');
+});
+
+test('seenHash tells whether a key would be admitted, without recording a sighting', () => {
+  const d = new Doorkeeper(16);
+  const a = fnv1a('a');
+  assert.equal(d.seenHash(a), false);
+  assert.equal(d.seenHash(a), false, 'asking is not a sighting');
+  assert.equal(d.admitHash(a), false);
+  assert.equal(d.seenHash(a), true);
+  assert.equal(d.admitHash(a), true);
+  // A key that hashes to 0 is kept as 1, for both.
+  assert.equal(d.seenHash(0), false);
+  d.admitHash(0);
+  assert.equal(d.seenHash(0), true);
+  // Displaced, it is not seen any more.
+  const one = new Doorkeeper(1);
+  one.admitHash(a);
+  one.admitHash(fnv1a('b'));
+  assert.equal(one.seenHash(a), false);
 });

@@ -2,16 +2,18 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { fnv1a } from '../../src/cache/hash.js';
-import { BodyCache } from '../../src/http/bodyCache.js';
+import { BodyCache, type BodyCacheKey } from '../../src/http/bodyCache.js';
 
 const MB = 1024 * 1024;
+
+const k = (text: string): BodyCacheKey => ({ text, hash: fnv1a(text) });
 
 /** Asks for key three times with a body of `bytes` bytes; returns how often it was rendered and the answers. */
 function ask(cache: BodyCache, key: string, bytes: number): { renders: number; kept: boolean[] } {
   let renders = 0;
   const kept: boolean[] = [];
   for (let i = 0; i < 3; i++) {
-    const entry = cache.body(key, fnv1a(key), (sink) => {
+    const entry = cache.body(k(key), (sink) => {
       renders++;
       sink.bytes(new Uint8Array(bytes).fill(0x61 + (key.length % 20)));
     });
@@ -44,12 +46,12 @@ test('a body too large to keep keeps its compressed variants: compressed once, i
   const answers: Buffer[] = [];
   let renders = 0;
   for (let i = 0; i < 3; i++) {
-    const entry = cache.body('whole run', fnv1a('whole run'), (sink) => {
+    const entry = cache.body(k('whole run'), (sink) => {
       renders++;
       sink.bytes(text);
     });
     assert.ok(entry.release, 'the identity body is not kept');
-    const { bytes, coding } = cache.encoded('whole run', entry, 'gzip');
+    const { bytes, coding } = cache.encoded(k('whole run'), entry, 'gzip');
     assert.equal(coding, 'gzip');
     assert.ok(gunzipSync(bytes).equals(text));
     answers.push(bytes);
@@ -59,20 +61,20 @@ test('a body too large to keep keeps its compressed variants: compressed once, i
   assert.equal(answers[1], answers[0], 'the same compressed bytes, not compressed again');
   assert.equal(answers[2], answers[0]);
   // Another coding is a variant of its own.
-  const entry = cache.body('whole run', fnv1a('whole run'), (sink) => sink.bytes(text));
-  const br = cache.encoded('whole run', entry, 'br');
+  const entry = cache.body(k('whole run'), (sink) => sink.bytes(text));
+  const br = cache.encoded(k('whole run'), entry, 'br');
   assert.equal(br.coding, 'br');
   assert.ok(brotliDecompressSync(br.bytes).equals(text));
-  assert.equal(cache.encoded('whole run', entry, 'br').bytes, br.bytes);
+  assert.equal(cache.encoded(k('whole run'), entry, 'br').bytes, br.bytes);
 });
 
 test('a one-off body that is not kept yet is compressed for its answer alone', () => {
   const cache = new BodyCache(8 * MB);
   const text = Buffer.from('x,1.5\n'.repeat(2000));
-  const first = cache.body('page', fnv1a('page'), (sink) => sink.bytes(text));
+  const first = cache.body(k('page'), (sink) => sink.bytes(text));
   assert.ok(first.release);
-  const a = cache.encoded('page', first, 'gzip').bytes;
-  const b = cache.encoded('page', first, 'gzip').bytes;
+  const a = cache.encoded(k('page'), first, 'gzip').bytes;
+  const b = cache.encoded(k('page'), first, 'gzip').bytes;
   assert.notEqual(a, b, 'compressed again: nothing is kept for a body seen once');
   assert.ok(gunzipSync(b).equals(text));
 });
@@ -114,18 +116,38 @@ test('a body sent again without a lookup outlives one that was not, as a looked-
 test('a held body still in probation is promoted by being sent again, as a lookup would promote it', () => {
   const cache = new BodyCache(1 * MB);
   ask(cache, 'new', 1000); // kept on its second sighting, then read once more: promoted
-  const fresh = cache.body('fresh', fnv1a('fresh'), (sink) => sink.bytes(new Uint8Array(1000)));
+  const fresh = cache.body(k('fresh'), (sink) => sink.bytes(new Uint8Array(1000)));
   fresh.release?.();
-  const kept = cache.body('fresh', fnv1a('fresh'), (sink) => sink.bytes(new Uint8Array(1000)));
+  const kept = cache.body(k('fresh'), (sink) => sink.bytes(new Uint8Array(1000)));
   assert.equal(kept.release, undefined);
   assert.equal(kept.probation, true);
   assert.equal(cache.sentAgain('fresh', kept), kept);
   assert.equal(kept.probation, false);
   // Promoted, it survives a flood that only passes through probation.
   for (let i = 0; i < 400; i++) {
-    const e = cache.body(`flood ${i}`, fnv1a(`flood ${i}`), (sink) => sink.bytes(new Uint8Array(1000)));
+    const e = cache.body(k(`flood ${i}`), (sink) => sink.bytes(new Uint8Array(1000)));
     e.release?.();
-    cache.body(`flood ${i}`, fnv1a(`flood ${i}`), (sink) => sink.bytes(new Uint8Array(1000))).release?.();
+    cache.body(k(`flood ${i}`), (sink) => sink.bytes(new Uint8Array(1000))).release?.();
   }
   assert.equal(cache.sentAgain('fresh', kept), kept);
+});
+
+test("a key's text is not asked for on its first sighting: a one-off body is neither looked up nor kept", () => {
+  const cache = new BodyCache(8 * MB);
+  let reads = 0;
+  const key = {
+    hash: fnv1a('one-off'),
+    get text(): string {
+      reads++;
+      return 'one-off';
+    },
+  };
+  const first = cache.body(key, (sink) => sink.bytes(new Uint8Array(1000)));
+  assert.ok(first.release, 'sent from a pooled buffer');
+  first.release!();
+  assert.equal(reads, 0, 'no map was asked');
+  const second = cache.body(key, (sink) => sink.bytes(new Uint8Array(1000)));
+  assert.equal(second.release, undefined, 'kept on its second sighting');
+  assert.ok(reads > 0);
+  assert.equal(cache.body(key, () => assert.fail('rendered again')), second);
 });
