@@ -49,6 +49,13 @@ interface Entry<K, V> {
   next: Entry<K, V> | undefined;
 }
 
+export interface ArenaOptions {
+  /** Size of each segment; a value never spans two, so none may be larger. Default: the capacity, at most 64 MB. */
+  readonly segmentBytes?: number;
+  /** Once full, keep one new value in this many. Default 1: every one. */
+  readonly admitOneIn?: number;
+}
+
 export class ArenaCache<K, V> {
   private readonly map = new Map<K, Entry<K, V>>();
   private readonly segments: Uint8Array[] = [];
@@ -61,22 +68,24 @@ export class ArenaCache<K, V> {
   private turnScheduled = false;
   /** The last value kept had to evict a live one: the cache is full, and admission applies. */
   private full = false;
-  private misses = 0;
+  /** Values offered to set() while full: every admitOneIn-th is kept. */
+  private offeredWhileFull = 0;
   private readonly nextTurn = (): void => {
     this.turn++;
     this.turnScheduled = false;
   };
 
-  /**
-   * @param capacity bytes of all regions together
-   * @param segmentBytes size of each segment; a value never spans two, so none may be larger
-   * @param admitOneIn once full, keep one new value in this many (1: every one)
-   */
+  private readonly segmentBytes: number;
+  private readonly admitOneIn: number;
+
+  /** @param capacity bytes of all regions together */
   constructor(
     readonly capacity: number,
-    private readonly segmentBytes = Math.min(capacity, 64 * MB),
-    private readonly admitOneIn = 1,
-  ) {}
+    options: ArenaOptions = {},
+  ) {
+    this.segmentBytes = options.segmentBytes ?? Math.min(capacity, 64 * MB);
+    this.admitOneIn = options.admitOneIn ?? 1;
+  }
 
   get size(): number {
     return this.map.size;
@@ -103,7 +112,7 @@ export class ArenaCache<K, V> {
    */
   set(key: K, length: number, fill: (region: Uint8Array) => V): V | undefined {
     this.delete(key);
-    if (this.full && ++this.misses % this.admitOneIn !== 0) return undefined;
+    if (this.full && ++this.offeredWhileFull % this.admitOneIn !== 0) return undefined;
     // Set again by pass() if this insertion too has to evict: room freed by deletions (a prune) lifts admission.
     this.full = false;
     this.countTurn();

@@ -52,7 +52,7 @@ export class ReadModel implements ReadSource {
     cacheBytes: number,
   ) {
     this.pollMs = store.changePollMs;
-    this.runs = new ArenaCache(cacheBytes, undefined, RUN_ADMISSION);
+    this.runs = new ArenaCache(cacheBytes, { admitOneIn: RUN_ADMISSION });
     store.onCommit(() => (this.dirty = true));
   }
 

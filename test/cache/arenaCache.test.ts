@@ -68,7 +68,7 @@ describe('ArenaCache', () => {
   });
 
   it('does not keep a value larger than a segment, or anything at capacity 0', () => {
-    const c = new ArenaCache<number, Held>(1000, 100);
+    const c = new ArenaCache<number, Held>(1000, { segmentBytes: 100 });
     assert.equal(c.set(1, 101, fillWith(1)), undefined);
     assert.equal(c.get(1), undefined);
     assert.equal(new ArenaCache<number, Held>(0).set(1, 1, fillWith(1)), undefined);
@@ -85,7 +85,7 @@ describe('ArenaCache', () => {
   });
 
   it('with admission, keeps every value until it first has to evict one, then one new value in admitOneIn', async () => {
-    const c = new ArenaCache<number, Held>(128, 128, 4);
+    const c = new ArenaCache<number, Held>(128, { segmentBytes: 128, admitOneIn: 4 });
     for (let k = 1; k <= 4; k++) assert.ok(c.set(k, 32, fillWith(k)), `key ${k}: room left`);
     await nextTurn();
     assert.ok(c.set(5, 32, fillWith(5)), 'the first insertion that evicts is still kept');
@@ -122,7 +122,7 @@ describe('ArenaCache', () => {
     );
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 64, max: 400 }), fc.integer({ min: 70, max: 200 }), fc.integer({ min: 1, max: 4 }), fc.array(op, { maxLength: 120 }), async (capacity, segment, admitOneIn, ops) => {
-        const c = new ArenaCache<number, Held>(capacity, Math.min(segment, capacity), admitOneIn);
+        const c = new ArenaCache<number, Held>(capacity, { segmentBytes: Math.min(segment, capacity), admitOneIn });
         const handedThisTurn: Held[] = [];
         for (const o of ops) {
           if (o.kind === 'turn') {
