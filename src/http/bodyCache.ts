@@ -101,11 +101,11 @@ export class BodyCache {
    * a map probe and a relink of cold list nodes, which with thousands of hot
    * pages is a measurable share of a cached answer.
    */
-  sentAgain(key: string, entry: CachedBody): CachedBody | undefined {
+  sentAgain(key: BodyCacheKey, entry: CachedBody): CachedBody | undefined {
     if (entry.dropped === true) return undefined;
     // Still in probation: the one lookup that promotes it, as it would have been promoted before.
     if (entry.probation === true) {
-      const found = this.lru.get(key);
+      const found = this.lru.get(key.text);
       if (found !== undefined) this.lookups.hits++;
       return found;
     }

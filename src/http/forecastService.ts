@@ -146,7 +146,7 @@ export class ForecastService {
   replay(req: IncomingMessage, res: ServerResponse, beforeWrite?: () => void): boolean {
     const p = this.memoOf(req).peek(ForecastService.memoKey(req));
     if (p === undefined || p.revision !== this.reads.revision || p.body === undefined) return false;
-    const entry = this.bodies.sentAgain(p.key.text, p.body);
+    const entry = this.bodies.sentAgain(p.key, p.body);
     if (entry === undefined) return false;
     p.used = true;
     beforeWrite?.();

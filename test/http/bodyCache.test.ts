@@ -88,13 +88,13 @@ test('a held body is sent again without a lookup while kept; once it leaves the 
   const cache = new BodyCache(1 * MB);
   keep(cache, 'held', 1000);
   const held = cache.cached('held')!;
-  assert.equal(cache.sentAgain('held', held), held);
+  assert.equal(cache.sentAgain(k('held'), held), held);
   assert.equal(held.identity.length, 1000);
   // Pages never sent again push it out: the main part holds 7/8 MB, and it is passed over once (it was sent again),
   // then moved back to probation, then evicted from there.
   for (let i = 0; i < 2000; i++) keep(cache, `other ${i}`, 1000);
   assert.equal(cache.cached('held'), undefined);
-  assert.equal(cache.sentAgain('held', held), undefined);
+  assert.equal(cache.sentAgain(k('held'), held), undefined);
   assert.equal(held.dropped, true);
   assert.equal(held.identity.length, 0, 'the holder keeps no bytes alive');
 });
@@ -107,7 +107,7 @@ test('a body sent again without a lookup outlives one that was not, as a looked-
   // Fill the cache with pages asked once more each, sending `sent` again now and then.
   for (let i = 0; i < 1200; i++) {
     keep(cache, `other ${i}`, 1000);
-    if (i % 50 === 0) assert.equal(cache.sentAgain('sent', sent), sent);
+    if (i % 50 === 0) assert.equal(cache.sentAgain(k('sent'), sent), sent);
   }
   assert.equal(cache.cached('idle'), undefined);
   assert.ok(cache.cached('sent'));
@@ -121,7 +121,7 @@ test('a held body still in probation is promoted by being sent again, as a looku
   const kept = cache.body(k('fresh'), (sink) => sink.bytes(new Uint8Array(1000)));
   assert.equal(kept.release, undefined);
   assert.equal(kept.probation, true);
-  assert.equal(cache.sentAgain('fresh', kept), kept);
+  assert.equal(cache.sentAgain(k('fresh'), kept), kept);
   assert.equal(kept.probation, false);
   // Promoted, it survives a flood that only passes through probation.
   for (let i = 0; i < 400; i++) {
@@ -129,7 +129,7 @@ test('a held body still in probation is promoted by being sent again, as a looku
     e.release?.();
     cache.body(k(`flood ${i}`), (sink) => sink.bytes(new Uint8Array(1000))).release?.();
   }
-  assert.equal(cache.sentAgain('fresh', kept), kept);
+  assert.equal(cache.sentAgain(k('fresh'), kept), kept);
 });
 
 test("a key's text is not asked for on its first sighting: a one-off body is neither looked up nor kept", () => {
