@@ -4,7 +4,8 @@
  * the records and the field selection), as a 32-bit hash made at once from
  * numbers and as text made only when a cache is asked. The entity tag and the
  * body cache's doorkeeper use the hash; a one-off answer, which the doorkeeper
- * has not seen, never needs the text (mixed load: nine answers in ten).
+ * has not seen, never needs the text (the mixed load of `npm run bench`: 95,799
+ * answers in 10 s, none of them found in the body cache).
  */
 import type { ForecastPlan } from '../query/forecastQuery.js';
 import type { Farm } from '../store/store.js';
