@@ -78,3 +78,34 @@ test('a raw column (values beyond six decimals) is written by its shortest round
   const values = [0.1 + 0.2, 1e-7, -123456.7890123, NaN, 5e-324, 65535.0000001];
   assert.deepEqual(rendered(values), values.map((v) => (Number.isNaN(v) ? 'null' : numberText(v))));
 });
+
+test('field fragments of any length up to twelve bytes, mixed in one record, are written whole (property)', () => {
+  // Fragments of at most four bytes (CSV's comma) are written as one word, longer ones as three: a record
+  // that mixes both must still spell every fragment in full.
+  const fragment = fc.string({ unit: fc.constantFrom('a', ',', '"', ':', 'z'), minLength: 0, maxLength: 12 });
+  fc.assert(
+    fc.property(
+      fc.uniqueArray(fc.integer({ min: 0, max: ELEMENT_COUNT - 1 }), { minLength: 1, maxLength: ELEMENT_COUNT }),
+      fc.array(fragment, { minLength: ELEMENT_COUNT, maxLength: ELEMENT_COUNT }),
+      fc.array(fc.integer({ min: -70_000, max: 70_000 }), { minLength: 3 * ELEMENT_COUNT, maxLength: 3 * ELEMENT_COUNT }),
+      (chosen, fragments, ints) => {
+        const elements = [...chosen].sort((a, b) => a - b);
+        const style: RecordStyle = { ...LINES, afterDate: asciiBytes('|'), field: fragments.map(asciiBytes), close: asciiBytes('\n') };
+        const s = emptySeries(3);
+        for (let i = 0; i < 3; i++) {
+          s.steps[i] = i;
+          for (let e = 0; e < ELEMENT_COUNT; e++) s.columns[e]![i] = ints[i * ELEMENT_COUNT + e]! / 10;
+        }
+        const sink = new ByteSink(16);
+        writeRecords(sink, style, openSeries(encodeSeries(s)), Date.UTC(2026, 10, 20), elements, 0, 3);
+        const lines = new TextDecoder().decode(sink.take()).split('\n').slice(0, -1);
+        assert.equal(lines.length, 3);
+        lines.forEach((line, i) => {
+          const expected = elements.map((e) => fragments[e]! + numberText(s.columns[e]![i]!)).join('');
+          assert.equal(line.slice(line.indexOf('|') + 1), expected);
+        });
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
