@@ -60,6 +60,7 @@ import {
   type WebhookSummaryRow,
 } from '../webhookRows.js';
 import { MIGRATIONS } from './migrations.js';
+import { RunReader } from './runReader.js';
 
 /** A key live at @now: not revoked, and no end or an end after @now. */
 const LIVE = '(revoked_at IS NULL AND (expires_at IS NULL OR expires_at > @now))';
@@ -91,6 +92,8 @@ export function openSqliteStore(path: string): Store {
   // raised the resident size.
   db.pragma('cache_size = -2000');
   migrate(db);
+  // A database in memory exists only for this connection: its runs are read here.
+  const reader = path === ':memory:' ? undefined : new RunReader(path);
 
   const q = {
     upsertFarm: db.prepare(
@@ -557,7 +560,7 @@ export function openSqliteStore(path: string): Store {
       return rows.map(toEncodedRun);
     },
     async getRun(farmId, issue): Promise<StoredRun | undefined> {
-      const row = q.getRun.get(farmId, issue);
+      const row = reader !== undefined ? await reader.read(farmId, issue) : q.getRun.get(farmId, issue);
       return row && toStoredRun(farmId, issue, row);
     },
     async latestIssue(farmId) {
@@ -613,6 +616,7 @@ export function openSqliteStore(path: string): Store {
       q.ping.get();
     },
     async close() {
+      await reader?.close();
       if (db.open) db.close();
     },
   };

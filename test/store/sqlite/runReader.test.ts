@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { openSeries } from '../../../src/domain/codec.js';
+import { emptySeries, type RunSeries } from '../../../src/domain/run.js';
+import { openStore } from '../../../src/store/openStore.js';
+import { RunReader } from '../../../src/store/sqlite/runReader.js';
+import type { Store } from '../../../src/store/store.js';
+import { tempDir } from '../../helpers/fixtures.js';
+
+const ISSUE = '2026112000';
+
+/** A run of four records whose every value is base + record. */
+function series(base: number): RunSeries {
+  const s = emptySeries(4);
+  for (let i = 0; i < 4; i++) {
+    s.steps[i] = i;
+    for (const c of s.columns) c[i] = base + i;
+  }
+  return s;
+}
+
+/** A store file with farms F0 ... F{n-1}, each with one run whose values start at 10 × its number. */
+async function storeWith(n: number): Promise<{ path: string; store: Store; cleanup: () => Promise<void> }> {
+  const t = tempDir();
+  const path = join(t.dir, 'store.db');
+  const store = await openStore(path);
+  await store.upsertFarms(Array.from({ length: n }, (_, i) => ({ farmId: `F${i}`, lat: i, lon: i, name: `f${i}`, extra: [] })));
+  for (let i = 0; i < n; i++) await store.putRun({ farmId: `F${i}`, issue: ISSUE, series: series(10 * i) });
+  return {
+    path,
+    store,
+    cleanup: async () => {
+      await store.close();
+      t.cleanup();
+    },
+  };
+}
+
+const firstValue = (blob: Uint8Array): number => {
+  const out = new Float64Array(1);
+  openSeries(blob).values(0, 0, 1, out);
+  return out[0]!;
+};
+
+test('reads asked in one turn go to the read thread as one batch, each answered with its own run', async () => {
+  const s = await storeWith(20);
+  const reader = new RunReader(s.path);
+  try {
+    const asked = [...Array.from({ length: 20 }, (_, i) => `F${i}`), 'NOPE'];
+    const rows = await Promise.all(asked.map((f) => reader.read(f, ISSUE)));
+    assert.equal(reader.batches, 1);
+    rows.slice(0, 20).forEach((r, i) => assert.equal(firstValue(r!.series), 10 * i, `F${i}`));
+    assert.equal(rows[20], undefined, 'a run that does not exist');
+  } finally {
+    await reader.close();
+    await s.cleanup();
+  }
+});
+
+test('reads asked while a batch is out go together in the next batch', async () => {
+  const s = await storeWith(6);
+  const reader = new RunReader(s.path);
+  try {
+    const first = reader.read('F0', ISSUE);
+    // The first batch leaves at the end of this turn; the next reads are asked while it is out.
+    await new Promise((resolve) => setImmediate(resolve));
+    const later = [1, 2, 3, 4, 5].map((i) => reader.read(`F${i}`, ISSUE));
+    assert.equal(firstValue((await first)!.series), 0);
+    const rows = await Promise.all(later);
+    rows.forEach((r, i) => assert.equal(firstValue(r!.series), 10 * (i + 1)));
+    assert.equal(reader.batches, 2);
+  } finally {
+    await reader.close();
+    await s.cleanup();
+  }
+});
+
+test('a run replaced through the store is read in its new version at once', async () => {
+  const s = await storeWith(1);
+  try {
+    const before = await s.store.getRun('F0', ISSUE);
+    await s.store.putRun({ farmId: 'F0', issue: ISSUE, series: series(500) });
+    const after = await s.store.getRun('F0', ISSUE);
+    assert.ok(after!.revision > before!.revision);
+    const out = new Float64Array(4);
+    after!.view.values(3, 0, 4, out);
+    assert.deepEqual([...out], [500, 501, 502, 503]);
+  } finally {
+    await s.cleanup();
+  }
+});
+
+test('a store file the read thread cannot open fails those reads with a clear error; the next read starts a new thread', async () => {
+  const s = await storeWith(1);
+  const reader = new RunReader(s.path);
+  try {
+    renameSync(s.path, `${s.path}.away`);
+    await assert.rejects(reader.read('F0', ISSUE), /store read thread failed: .*unable to open/i);
+    renameSync(`${s.path}.away`, s.path);
+    assert.equal(firstValue((await reader.read('F0', ISSUE))!.series), 0);
+  } finally {
+    await reader.close();
+    await s.cleanup();
+  }
+});
+
+test('a closed reader fails the reads it holds and every later one', async () => {
+  const s = await storeWith(1);
+  const reader = new RunReader(s.path);
+  try {
+    const pending = reader.read('F0', ISSUE);
+    await reader.close();
+    await assert.rejects(pending, /the store is closed/);
+    await assert.rejects(reader.read('F0', ISSUE), /the store is closed/);
+  } finally {
+    await s.cleanup();
+  }
+});
+
+test('an idle read thread does not keep a process alive', async () => {
+  const s = await storeWith(1);
+  try {
+    // A script that reads a run and never closes its store must still end.
+    const script = join(s.path, '..', 'reads.mjs');
+    const storeModule = new URL('../../../src/store/openStore.js', import.meta.url).href;
+    writeFileSync(
+      script,
+      `const { openStore } = await import(${JSON.stringify(storeModule)});\n` +
+        `const store = await openStore(${JSON.stringify(s.path)});\n` +
+        `const run = await store.getRun('F0', '${ISSUE}');\n` +
+        `process.stdout.write(String(run.revision));\n`,
+    );
+    const out = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, [script], { timeout: 20_000, cwd: fileURLToPath(new URL('.', import.meta.url)) }, (err, stdout) =>
+        err ? reject(err) : resolve(stdout),
+      );
+    });
+    assert.equal(out, String((await s.store.getRun('F0', ISSUE))!.revision));
+  } finally {
+    await s.cleanup();
+  }
+});
