@@ -8,7 +8,8 @@
  * is read from the disk while every other request waits: on this project's
  * machine, mixed load at 10,000 sites on a partly cold store had a p99 of
  * 326 ms (docs/performance.md). Here the read thread waits instead, and answers
- * from memory go on meanwhile.
+ * from memory go on meanwhile. One thread: a second, reading another batch
+ * while the first waits for the disk, measured no better on that machine.
  *
  * Reads asked for in one turn of the event loop go together, in one message
  * and one read transaction; reads asked for while a batch is out wait for it
