@@ -29,7 +29,8 @@ export const extraText = (f: Farm): string => JSON.stringify(f.extra);
 
 /** A run as selected: the blob, its revision and publication time (ms). */
 export interface RunRow {
-  series: Buffer;
+  /** A Buffer from the drivers; a Uint8Array when the row was sent from SQLite's read thread. */
+  series: Uint8Array;
   revision: number | string;
   published_at: number | string;
 }

@@ -28,43 +28,33 @@ export interface ReadBatch {
   readonly issues: string[];
 }
 
-export interface ReadRow {
-  readonly series: Uint8Array;
-  readonly revision: number;
-  readonly publishedAt: number;
-}
-
 /** What the thread answers: a row (or null: no such run) per position, or why the batch failed. */
-export type ReadReply = { readonly rows: (ReadRow | null)[]; readonly error?: undefined } | { readonly rows?: undefined; readonly error: string };
+export type ReadReply = { readonly rows: (RunRow | null)[] } | { readonly error: string };
 
-interface Waiting {
-  resolve: (row: RunRow | undefined) => void;
-  reject: (err: Error) => void;
+interface Read {
+  readonly farmId: string;
+  readonly issue: string;
+  readonly resolve: (row: RunRow | undefined) => void;
+  readonly reject: (err: Error) => void;
 }
 
 export class RunReader {
   private worker: Worker | undefined;
   private closed = false;
-  /** Reads not yet sent, and those of the batch out (at most one). */
-  private next: { batch: ReadBatch; waiting: Waiting[] } = RunReader.empty();
-  private out: Waiting[] | undefined;
+  /** Reads not yet sent. */
+  private queued: Read[] = [];
+  /** The reads of the batch out, if any (at most one). */
+  private out: Read[] | undefined;
   private sendScheduled = false;
   /** Batches sent, for the tests and diagnostics. */
   batches = 0;
 
   constructor(private readonly path: string) {}
 
-  private static empty(): { batch: ReadBatch; waiting: Waiting[] } {
-    return { batch: { farms: [], issues: [] }, waiting: [] };
-  }
-
   read(farmId: string, issue: string): Promise<RunRow | undefined> {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
     return new Promise((resolve, reject) => {
-      const next = this.next;
-      next.batch.farms.push(farmId);
-      next.batch.issues.push(issue);
-      next.waiting.push({ resolve, reject });
+      this.queued.push({ farmId, issue, resolve, reject });
       if (this.out === undefined && !this.sendScheduled) {
         this.sendScheduled = true;
         // After the turn's I/O callbacks: the reads of every request parsed in this turn go together.
@@ -77,13 +67,14 @@ export class RunReader {
   }
 
   private send(): void {
-    const { batch, waiting } = this.next;
-    if (waiting.length === 0) return;
-    this.next = RunReader.empty();
+    const reads = this.queued;
+    if (reads.length === 0) return;
+    this.queued = [];
     const worker = this.worker ?? this.start();
-    this.out = waiting;
+    this.out = reads;
     this.batches++;
     worker.ref();
+    const batch: ReadBatch = { farms: reads.map((r) => r.farmId), issues: reads.map((r) => r.issue) };
     worker.postMessage(batch);
   }
 
@@ -99,35 +90,28 @@ export class RunReader {
   }
 
   private received(reply: ReadReply): void {
-    const waiting = this.out ?? [];
+    const reads = this.out ?? [];
     this.out = undefined;
-    if (reply.error !== undefined) {
+    if ('error' in reply) {
       const err = new Error(reply.error);
-      for (const w of waiting) w.reject(err);
+      for (const r of reads) r.reject(err);
     } else {
-      waiting.forEach((w, i) => {
-        const r = reply.rows[i];
-        w.resolve(
-          r == null
-            ? undefined
-            : { series: Buffer.from(r.series.buffer, r.series.byteOffset, r.series.byteLength), revision: r.revision, published_at: r.publishedAt },
-        );
-      });
+      reads.forEach((r, i) => r.resolve(reply.rows[i] ?? undefined));
     }
-    if (this.next.waiting.length > 0) this.send();
+    if (this.queued.length > 0) this.send();
     else this.worker?.unref();
   }
 
   /**
-   * The thread failed or stopped: every read it held fails with err, and the next read starts a new thread
-   * (a store that cannot be read answers errors, never silence).
+   * The thread failed or stopped: its batch and the reads waiting for it fail with err, and the next read
+   * starts a new thread (a store that cannot be read answers errors, never silence).
    */
   private fail(err: Error): void {
-    const waiting = [...(this.out ?? []), ...this.next.waiting];
+    const reads = [...(this.out ?? []), ...this.queued];
     this.out = undefined;
-    this.next = RunReader.empty();
+    this.queued = [];
     this.worker = undefined;
-    for (const w of waiting) w.reject(err);
+    for (const r of reads) r.reject(err);
   }
 
   async close(): Promise<void> {

@@ -6,16 +6,14 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { RUN_COLUMNS, type RunRow } from '../rows.js';
-import type { ReadBatch, ReadReply, ReadRow } from './runReader.js';
+import type { RunRow } from '../rows.js';
+import { GET_RUN_SQL, setSharedPragmas } from './connection.js';
+import type { ReadBatch, ReadReply } from './runReader.js';
 
-const port = parentPort!;
 function open(path: string): Database.Database {
   try {
     const db = new Database(path, { fileMustExist: true });
-    db.pragma('busy_timeout = 10000');
-    // The same bound as the main connection's: file pages are the OS's to cache.
-    db.pragma('cache_size = -2000');
+    setSharedPragmas(db);
     return db;
   } catch (err) {
     // Thrown to the parent as a plain Error: the library's error class reaches it without its message.
@@ -23,16 +21,10 @@ function open(path: string): Database.Database {
   }
 }
 
+const port = parentPort!;
 const db = open((workerData as { path: string }).path);
-const get = db.prepare<[string, string], RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE farm_id = ? AND issue = ?`);
-const readAll = db.transaction((batch: ReadBatch): (ReadRow | null)[] => {
-  const rows: (ReadRow | null)[] = [];
-  for (let i = 0; i < batch.farms.length; i++) {
-    const r = get.get(batch.farms[i]!, batch.issues[i]!);
-    rows.push(r === undefined ? null : { series: r.series, revision: Number(r.revision), publishedAt: Number(r.published_at) });
-  }
-  return rows;
-});
+const get = db.prepare<[string, string], RunRow>(GET_RUN_SQL);
+const readAll = db.transaction((batch: ReadBatch) => batch.farms.map((farmId, i) => get.get(farmId, batch.issues[i]!) ?? null));
 
 port.on('message', (batch: ReadBatch) => {
   let reply: ReadReply;

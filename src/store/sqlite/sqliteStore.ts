@@ -59,6 +59,7 @@ import {
   type WebhookRow,
   type WebhookSummaryRow,
 } from '../webhookRows.js';
+import { GET_RUN_SQL, setSharedPragmas } from './connection.js';
 import { MIGRATIONS } from './migrations.js';
 import { RunReader } from './runReader.js';
 
@@ -83,14 +84,10 @@ function migrate(db: Database.Database): void {
 export function openSqliteStore(path: string): Store {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
-  db.pragma('busy_timeout = 10000');
+  setSharedPragmas(db);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  // 2 MB of page cache, not the library's 16 MB: runs are cached decoded by the read model and file pages
-  // by the OS; a larger page cache made run reads no faster (bench notes in docs/performance.md) and only
-  // raised the resident size.
-  db.pragma('cache_size = -2000');
   migrate(db);
   // A database in memory exists only for this connection: its runs are read here.
   const reader = path === ':memory:' ? undefined : new RunReader(path);
@@ -139,9 +136,7 @@ export function openSqliteStore(path: string): Store {
        ON CONFLICT (farm_id, issue) DO UPDATE SET records = excluded.records, series = excluded.series,
          revision = excluded.revision, published_at = excluded.published_at`,
     ),
-    getRun: db.prepare<[string, string], RunRow>(
-      `SELECT ${RUN_COLUMNS} FROM runs WHERE farm_id = ? AND issue = ?`,
-    ),
+    getRun: db.prepare<[string, string], RunRow>(GET_RUN_SQL),
     latestIssue: db.prepare<[string], { issue: string }>(
       'SELECT issue FROM runs WHERE farm_id = ? ORDER BY issue DESC LIMIT 1',
     ),

@@ -40,31 +40,35 @@ async function storeWith(n: number): Promise<{ path: string; store: Store; clean
   };
 }
 
+/** Runs body with a reader over a fresh store of n farms; closes both after. */
+async function withReader(n: number, body: (reader: RunReader, path: string) => Promise<void>): Promise<void> {
+  const s = await storeWith(n);
+  const reader = new RunReader(s.path);
+  try {
+    await body(reader, s.path);
+  } finally {
+    await reader.close();
+    await s.cleanup();
+  }
+}
+
 const firstValue = (blob: Uint8Array): number => {
   const out = new Float64Array(1);
   openSeries(blob).values(0, 0, 1, out);
   return out[0]!;
 };
 
-test('reads asked in one turn go to the read thread as one batch, each answered with its own run', async () => {
-  const s = await storeWith(20);
-  const reader = new RunReader(s.path);
-  try {
+test('reads asked in one turn go to the read thread as one batch, each answered with its own run', () =>
+  withReader(20, async (reader) => {
     const asked = [...Array.from({ length: 20 }, (_, i) => `F${i}`), 'NOPE'];
     const rows = await Promise.all(asked.map((f) => reader.read(f, ISSUE)));
     assert.equal(reader.batches, 1);
     rows.slice(0, 20).forEach((r, i) => assert.equal(firstValue(r!.series), 10 * i, `F${i}`));
     assert.equal(rows[20], undefined, 'a run that does not exist');
-  } finally {
-    await reader.close();
-    await s.cleanup();
-  }
-});
+  }));
 
-test('reads asked while a batch is out go together in the next batch', async () => {
-  const s = await storeWith(6);
-  const reader = new RunReader(s.path);
-  try {
+test('reads asked while a batch is out go together in the next batch', () =>
+  withReader(6, async (reader) => {
     const first = reader.read('F0', ISSUE);
     // The first batch leaves at the end of this turn; the next reads are asked while it is out.
     await new Promise((resolve) => setImmediate(resolve));
@@ -73,11 +77,7 @@ test('reads asked while a batch is out go together in the next batch', async () 
     const rows = await Promise.all(later);
     rows.forEach((r, i) => assert.equal(firstValue(r!.series), 10 * (i + 1)));
     assert.equal(reader.batches, 2);
-  } finally {
-    await reader.close();
-    await s.cleanup();
-  }
-});
+  }));
 
 test('a run replaced through the store is read in its new version at once', async () => {
   const s = await storeWith(1);
@@ -94,32 +94,21 @@ test('a run replaced through the store is read in its new version at once', asyn
   }
 });
 
-test('a store file the read thread cannot open fails those reads with a clear error; the next read starts a new thread', async () => {
-  const s = await storeWith(1);
-  const reader = new RunReader(s.path);
-  try {
-    renameSync(s.path, `${s.path}.away`);
+test('a store file the read thread cannot open fails those reads with a clear error; the next read starts a new thread', () =>
+  withReader(1, async (reader, path) => {
+    renameSync(path, `${path}.away`);
     await assert.rejects(reader.read('F0', ISSUE), /store read thread failed: .*unable to open/i);
-    renameSync(`${s.path}.away`, s.path);
+    renameSync(`${path}.away`, path);
     assert.equal(firstValue((await reader.read('F0', ISSUE))!.series), 0);
-  } finally {
-    await reader.close();
-    await s.cleanup();
-  }
-});
+  }));
 
-test('a closed reader fails the reads it holds and every later one', async () => {
-  const s = await storeWith(1);
-  const reader = new RunReader(s.path);
-  try {
+test('a closed reader fails the reads it holds and every later one', () =>
+  withReader(1, async (reader) => {
     const pending = reader.read('F0', ISSUE);
     await reader.close();
     await assert.rejects(pending, /the store is closed/);
     await assert.rejects(reader.read('F0', ISSUE), /the store is closed/);
-  } finally {
-    await s.cleanup();
-  }
-});
+  }));
 
 test('an idle read thread does not keep a process alive', async () => {
   const s = await storeWith(1);
