@@ -23,6 +23,10 @@ export interface CachedBody {
   used?: boolean;
   /** A kept body not yet read again: in the cache's probation segment, where only a lookup promotes it. */
   probation?: boolean;
+  /** A kept body's answers queued or still being written (see BodyCache.lease). */
+  sending?: number;
+  /** A kept body's end of one such answer, made once per body. */
+  sent?: () => void;
 }
 
 /** A body's key: its text for the maps, made only when asked (BodyKey), and its 32-bit hash for the doorkeeper. */
@@ -32,6 +36,36 @@ export interface BodyCacheKey {
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** A copy in memory of its own (never a slice of Node's shared pool), so that it can be handed back alone. */
+function ownCopy(bytes: Uint8Array): Buffer {
+  const copy = Buffer.allocUnsafeSlow(bytes.length);
+  copy.set(bytes);
+  return copy;
+}
+
+/**
+ * Hands a kept body's memory back now rather than at V8's next full collection. A kept body lives long
+ * enough to reach the old generation, and an old ArrayBuffer is freed only by a mark-compact, which V8 starts
+ * once about 64 MB of external memory has accumulated since the last one: under churn (repeated one-off
+ * queries admitted, then evicted) that was up to 60 MB of dead bodies on top of the cache's bound at 10,000
+ * sites, and a peak RSS over 500 MB. Transferring the ArrayBuffer detaches it and moves its memory to a new,
+ * young one that the next scavenge frees. Only a buffer that is the whole of its ArrayBuffer (ownCopy) is
+ * transferred, and only once no answer is writing it (BodyCache.lease).
+ */
+function freeNow(bytes: Buffer | undefined): void {
+  if (bytes !== undefined && bytes.byteLength > 0 && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) {
+    structuredClone(bytes.buffer, { transfer: [bytes.buffer as ArrayBuffer] });
+  }
+}
+
+function free(entry: CachedBody): void {
+  freeNow(entry.identity);
+  freeNow(entry.gzip);
+  freeNow(entry.br);
+  entry.identity = EMPTY;
+  entry.gzip = entry.br = undefined;
+}
 
 /** The coding a body is sent in for a client that wants `wanted`: small bodies go as they are. */
 export const codingOf = (entry: CachedBody, wanted: Coding): Coding =>
@@ -51,7 +85,13 @@ const MAX_KEPT_SHARE = 1 / 512;
  * keep whole: a gzip or br whole-run CSV is about a fifth of its size, and
  * compressing it costs several ms, ten times its rendering.
  */
-const CODED_SHARE = 1 / 8;
+const CODED_SHARE = 1 / 32;
+/**
+ * What a kept body costs besides its bytes: the entry, its Buffer and ArrayBuffer objects and their backing
+ * store's record, the cache's node and map slot (its key text is counted by the remembered answer). Measured
+ * with a heap snapshot at 10,000 sites (docs/performance.md, "Memory").
+ */
+const ENTRY_BYTES = 640;
 
 export class BodyCache {
   private readonly lru: SegmentedLru<string, CachedBody>;
@@ -66,11 +106,11 @@ export class BodyCache {
   constructor(capacityBytes: number) {
     this.maxKept = Math.floor(capacityBytes * MAX_KEPT_SHARE);
     const codedBytes = Math.floor(capacityBytes * CODED_SHARE);
-    this.lru = new SegmentedLru<string, CachedBody>(capacityBytes - codedBytes, (b) => 256 + b.identity.length + (b.gzip?.length ?? 0) + (b.br?.length ?? 0), {
+    this.lru = new SegmentedLru<string, CachedBody>(capacityBytes - codedBytes, (b) => ENTRY_BYTES + b.identity.length + (b.gzip?.length ?? 0) + (b.br?.length ?? 0), {
       dropped: (b) => {
         b.dropped = true;
-        b.identity = EMPTY;
-        b.gzip = b.br = undefined;
+        // A body still being written is handed back by the end of its last answer (lease).
+        if (b.sending === undefined || b.sending === 0) free(b);
       },
       secondChance: usedSincePassed,
       promoted: (b) => {
@@ -131,12 +171,26 @@ export class BodyCache {
     render(this.sink.reset());
     const written = this.sink.buf.subarray(0, this.sink.len);
     if (written.length <= this.maxKept && this.door.admitHash(key.hash)) {
-      const entry: CachedBody = { identity: Buffer.from(written), dropped: false, used: false, probation: true };
+      const entry: CachedBody = { identity: ownCopy(written), dropped: false, used: false, probation: true, sending: 0, sent: undefined };
       this.lru.set(key.text, entry);
       return entry;
     }
     const lease = this.pool.copyOf(written);
     return { identity: lease.bytes, release: lease.release };
+  }
+
+  /**
+   * What to call once an answer with this body's bytes has been written (turnBatch.ts): for a body not kept,
+   * its release; for a kept one, the end of one answer in flight, so that a body evicted meanwhile keeps its
+   * bytes until the last such answer is written. Taken before the bytes are chosen: making a compressed
+   * variant may evict the body itself.
+   */
+  lease(entry: CachedBody): () => void {
+    if (entry.release !== undefined) return entry.release;
+    entry.sending = (entry.sending ?? 0) + 1;
+    return (entry.sent ??= () => {
+      if (--entry.sending! === 0 && entry.dropped === true) free(entry);
+    });
   }
 
   /** The bytes to send in the coding, and the coding actually used. */
@@ -146,7 +200,7 @@ export class BodyCache {
     let bytes = entry[coding];
     if (bytes) return { bytes, coding };
     if (entry.release === undefined) {
-      bytes = compress(entry.identity, coding);
+      bytes = ownCopy(compress(entry.identity, coding));
       entry[coding] = bytes;
       this.lru.resize(key.text);
     } else if (entry.identity.length > this.maxKept) {

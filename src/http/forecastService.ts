@@ -35,13 +35,18 @@ const MB = 1024 * 1024;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const CSV_TYPE = 'text/csv; charset=utf-8';
 const VARY = 'Accept, Accept-Encoding';
-/** Remembered answers; each is a few hundred bytes (the body lives in the body cache). */
-const MEMO_BYTES = 4 * MB;
 /**
- * The memo's bound grows with the body cache: a body is only replayed through its remembered answer, so a
- * body cache that holds every hot page needs a memo that holds every hot URL (16 KB of bodies per KB of memo).
+ * The memo's share of the body cache's memory: a body is only replayed through its remembered answer, so a
+ * body cache that holds every hot page needs a memo that holds every hot URL (24 KB of bodies per KB of memo;
+ * a hot page is about 21 KB, its remembered answer under 1 KB).
  */
-const memoBytes = (bodyMb: number): number => Math.max(MEMO_BYTES, (bodyMb * MB) / 16);
+const memoBytes = (bodyMb: number): number => Math.floor((bodyMb * MB) / 24);
+/**
+ * What a remembered answer costs in memory besides its two key texts (the body cache shares the second): the object, its header array (made
+ * when first sent), the entity tag and length texts, the body key and the memo's own node. Measured with a
+ * heap snapshot at 10,000 sites (docs/performance.md, "Memory").
+ */
+const MEMO_ENTRY_BYTES = 700;
 
 /** Everything about an answer except its body bytes. */
 interface Prepared {
@@ -63,6 +68,8 @@ interface Prepared {
   readonly body?: CachedBody;
   /** Replayed since the memo last passed it (the memo is read with peek: no relinking per replay). */
   used?: boolean;
+  /** A remembered answer's cost in memory, for the memo's bound. */
+  readonly bytes?: number;
 }
 
 /** HTTP dates (whole seconds) of recent publication seconds: the runs of one delivery share a few hundred. */
@@ -77,8 +84,9 @@ const httpDateOfSecond = keepRecent(512, (second: number) => new Date(second * 1
  * old space grew by about 10 MB/s, to four times its live size between
  * mark-compacts (peak RSS 400 MB instead of 305) in one run out of two or three.
  */
-function remembered(p: Prepared, body: CachedBody): Prepared {
+function remembered(p: Prepared, body: CachedBody, memoKey: string): Prepared {
   return {
+    bytes: MEMO_ENTRY_BYTES + memoKey.length + p.key.text.length,
     body,
     key: p.key,
     tag: p.tag,
@@ -111,31 +119,29 @@ function notModified(req: IncomingMessage, p: Prepared): boolean {
 export class ForecastService {
   readonly reads: ReadModel;
   readonly bodies: BodyCache;
-  /** Remembered answers by raw URL, one map per Accept preference (JSON, CSV): the URL itself is the key. */
-  private readonly memos: readonly [SizedLru<string, Prepared>, SizedLru<string, Prepared>];
+  /** Remembered answers by raw URL (with the caller's scope and Accept's CSV preference, see memoKey). */
+  private readonly memo: SizedLru<string, Prepared>;
   private readonly latestCacheControl: string;
 
   constructor(private readonly ctx: AppContext) {
     const settings = ctx.cache ?? DEFAULT_CACHE;
     this.reads = new ReadModel(ctx.store, settings.seriesMb * MB);
-    this.bodies = new BodyCache(settings.bodyMb * MB);
-    const memo = (): SizedLru<string, Prepared> =>
-      new SizedLru<string, Prepared>(settings.bodyMb > 0 ? memoBytes(settings.bodyMb) / 2 : 0, (p) => 300 + p.key.text.length, { secondChance: usedSincePassed });
-    this.memos = [memo(), memo()];
+    // The memo's bytes are part of the body cache's share of --cache-mb.
+    const memo = memoBytes(settings.bodyMb);
+    this.bodies = new BodyCache(settings.bodyMb * MB - memo);
+    this.memo = new SizedLru<string, Prepared>(memo, (p) => p.bytes!, { secondChance: usedSincePassed });
     this.latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
-  }
-
-  private memoOf(req: IncomingMessage): SizedLru<string, Prepared> {
-    return this.memos[prefersCsv(req.headers.accept) ? 1 : 0];
   }
 
   /**
    * A remembered answer is found by the raw URL within the caller's scope: the same URL may name another site
-   * (a point's nearest visible site) or none at all for another scope, so answers never cross scopes.
+   * (a point's nearest visible site) or none at all for another scope, so answers never cross scopes. A client
+   * preferring CSV (Accept) gets its own entries.
    */
   private static memoKey(req: IncomingMessage): string {
     const id = scopeOfRequest(req).id;
-    return id === '' ? req.url! : `${id}\u0000${req.url!}`;
+    const url = id === '' ? req.url! : `${id}\u0000${req.url!}`;
+    return prefersCsv(req.headers.accept) ? `\u0001${url}` : url;
   }
 
   /**
@@ -144,7 +150,7 @@ export class ForecastService {
    * reads.sync(). Returns whether it answered.
    */
   replay(req: IncomingMessage, res: ServerResponse, beforeWrite?: () => void): boolean {
-    const p = this.memoOf(req).peek(ForecastService.memoKey(req));
+    const p = this.memo.peek(ForecastService.memoKey(req));
     if (p === undefined || p.revision !== this.reads.revision || p.body === undefined) return false;
     const entry = this.bodies.sentAgain(p.key, p.body);
     if (entry === undefined) return false;
@@ -204,7 +210,10 @@ export class ForecastService {
     });
     // Remembered only while its body is kept (replay needs both), so the body cache's admission on a
     // second sighting decides for both; and only if no commit was applied while planning.
-    if (entry.release === undefined && this.reads.revision === revision) this.memoOf(req).set(ForecastService.memoKey(req), remembered(prepared, entry));
+    if (entry.release === undefined && this.reads.revision === revision) {
+      const memoKey = ForecastService.memoKey(req);
+      this.memo.set(memoKey, remembered(prepared, entry, memoKey));
+    }
     beforeWrite?.();
     this.respond(req, res, prepared, entry);
   }
@@ -212,16 +221,18 @@ export class ForecastService {
   /** Sends the answer whole, with the others of this turn (turnBatch.ts): the headers and body are known, and this is the hot path. */
   private respond(req: IncomingMessage, res: ServerResponse, p: Prepared, entry: CachedBody): void {
     const wanted = chooseCoding(req.headers['accept-encoding']);
-    const notMod = notModified(req, p);
-    if (wanted === 'identity' && !notMod) {
-      const headers = withAnswerHeaders(req, (p.identityHeaders ??= this.headers200(p, entry.identity, 'identity')));
-      sendAtTurnEnd(res, 200, headers, entry.identity, entry.release);
-    } else if (notMod) {
+    if (notModified(req, p)) {
       // The tag names the coding; the compressed bytes themselves are not needed for a 304.
       sendAtTurnEnd(res, 304, withAnswerHeaders(req, this.validatorHeaders(p, codingOf(entry, wanted))), undefined, entry.release);
+      return;
+    }
+    const sent = this.bodies.lease(entry);
+    if (wanted === 'identity') {
+      const headers = withAnswerHeaders(req, (p.identityHeaders ??= this.headers200(p, entry.identity, 'identity')));
+      sendAtTurnEnd(res, 200, headers, entry.identity, sent);
     } else {
       const { bytes, coding } = this.bodies.encoded(p.key, entry, wanted);
-      sendAtTurnEnd(res, 200, withAnswerHeaders(req, this.headers200(p, bytes, coding)), bytes, entry.release);
+      sendAtTurnEnd(res, 200, withAnswerHeaders(req, this.headers200(p, bytes, coding)), bytes, sent);
     }
   }
 

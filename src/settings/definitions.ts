@@ -106,7 +106,7 @@ const TABLE = {
     unit: 'MB',
     commands: ['serve'],
     arg: 'MB',
-    help: 'memory for the caches of each serving process: four fifths for rendered answers, one fifth for runs (docs/deployment.md: the memory it implies)',
+    help: 'memory for the caches of each serving process: five sixths for rendered answers, one sixth for runs (docs/deployment.md: the memory it implies)',
   }),
   'latest-max-age': withDefault({
     kind: integer(0, 31_536_000),
@@ -424,8 +424,8 @@ export function defaultText(def: SettingDef): string {
  * version is refused (exit 2, as any bad setting) with a message that says what to write instead.
  */
 const RETIRED: ReadonlyMap<string, string> = new Map([
-  ['series-cache-mb', 'retired: --cache-mb sizes every cache now (one fifth of it holds runs)'],
-  ['body-cache-mb', 'retired: --cache-mb sizes every cache now (four fifths of it hold rendered answers)'],
+  ['series-cache-mb', 'retired: --cache-mb sizes every cache now (one sixth of it holds runs)'],
+  ['body-cache-mb', 'retired: --cache-mb sizes every cache now (five sixths of it hold rendered answers)'],
 ]);
 
 /** Why a name that is not a setting is refused: what replaced it, when it is a retired one. */

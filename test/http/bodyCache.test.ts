@@ -90,13 +90,51 @@ test('a held body is sent again without a lookup while kept; once it leaves the 
   const held = cache.cached('held')!;
   assert.equal(cache.sentAgain(k('held'), held), held);
   assert.equal(held.identity.length, 1000);
-  // Pages never sent again push it out: the main part holds 7/8 MB, and it is passed over once (it was sent again),
+  // Pages never sent again push it out: the main part holds 31/32 MB, and it is passed over once (it was sent again),
   // then moved back to probation, then evicted from there.
   for (let i = 0; i < 2000; i++) keep(cache, `other ${i}`, 1000);
   assert.equal(cache.cached('held'), undefined);
   assert.equal(cache.sentAgain(k('held'), held), undefined);
   assert.equal(held.dropped, true);
   assert.equal(held.identity.length, 0, 'the holder keeps no bytes alive');
+});
+
+test("an evicted body's memory is handed back at once: its buffer is detached, not left for a full collection", () => {
+  const cache = new BodyCache(1 * MB);
+  keep(cache, 'old', 1000);
+  const bytes = cache.cached('old')!.identity;
+  assert.equal(bytes.byteOffset, 0);
+  assert.equal(bytes.buffer.byteLength, 1000, 'a kept body owns its whole ArrayBuffer, never a slice of the shared pool');
+  for (let i = 0; i < 2000; i++) keep(cache, `other ${i}`, 1000);
+  assert.equal(cache.cached('old'), undefined);
+  assert.equal(bytes.buffer.byteLength, 0, 'detached');
+});
+
+test('a body evicted while answers are writing it keeps its bytes until the last of them is sent', () => {
+  const cache = new BodyCache(1 * MB);
+  keep(cache, 'busy', 1000);
+  const entry = cache.cached('busy')!;
+  const bytes = entry.identity;
+  const first = cache.lease(entry);
+  const second = cache.lease(entry);
+  assert.equal(first, second, 'one callback per body');
+  for (let i = 0; i < 2000; i++) keep(cache, `other ${i}`, 1000);
+  assert.equal(entry.dropped, true);
+  assert.equal(cache.sentAgain(k('busy'), entry), undefined, 'no new answer takes it');
+  assert.equal(bytes.length, 1000);
+  assert.equal(bytes[999], 0x61 + ('busy'.length % 20), 'the bytes being written are intact');
+  first();
+  assert.equal(bytes.length, 1000, 'one answer still writing');
+  second();
+  assert.equal(bytes.buffer.byteLength, 0);
+  assert.equal(entry.identity.length, 0);
+});
+
+test("a body that is not kept is leased by its own release: its pooled buffer goes back once sent", () => {
+  const cache = new BodyCache(1 * MB);
+  const once = cache.body(k('one-off'), (sink) => sink.bytes(new Uint8Array(100)));
+  assert.notEqual(once.release, undefined);
+  assert.equal(cache.lease(once), once.release);
 });
 
 test('a body sent again without a lookup outlives one that was not, as a looked-up one would', () => {

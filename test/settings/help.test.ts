@@ -16,7 +16,7 @@ describe('--help of each command', () => {
 
   it('shows defaults with their unit, and a machine-dependent default in words', () => {
     const serve = helpText('serve');
-    assert.match(serve, /--cache-mb MB +memory for the caches of each serving process: .* \(default 352 MB\)/);
+    assert.match(serve, /--cache-mb MB +memory for the caches of each serving process: .* \(default 300 MB\)/);
     assert.match(serve, /--workers N +processes serving the port \(node:cluster\) \(default number of cores\)/);
     assert.match(serve, /--headers-timeout DURATION\n +cut off .* \(default 10s\)/);
     assert.match(helpText('migrate-store'), /--from URL +the store to copy from \(required\)/);

@@ -167,7 +167,7 @@ describe('resolveSettings: what it refuses', () => {
     // A retired setting says what replaced it, from a flag and from a file alike.
     fails(
       () => resolveSettings('serve', ['--series-cache-mb', '64'], input()),
-      'setting series-cache-mb from flag --series-cache-mb: retired: --cache-mb sizes every cache now (one fifth of it holds runs)',
+      'setting series-cache-mb from flag --series-cache-mb: retired: --cache-mb sizes every cache now (one sixth of it holds runs)',
     );
     fails(() => resolveSettings('serve', ['--runs', '3'], input()), 'setting runs from flag --runs: not an option of serve (it is one of demo)');
     fails(() => resolveSettings('serve', ['--json'], input()), /^setting json from flag --json: not an option of serve/);
@@ -181,7 +181,7 @@ describe('resolveSettings: what it refuses', () => {
     const file = (text: string) => input({}, { './forecastd.config.json': text });
     fails(
       () => resolveSettings('serve', [], file('{"body-cache-mb": 64}')),
-      'setting body-cache-mb from file ./forecastd.config.json: retired: --cache-mb sizes every cache now (four fifths of it hold rendered answers)',
+      'setting body-cache-mb from file ./forecastd.config.json: retired: --cache-mb sizes every cache now (five sixths of it hold rendered answers)',
     );
     fails(() => resolveSettings('serve', [], file('{"prot": 80}')), 'setting prot from file ./forecastd.config.json: no such setting');
     fails(() => resolveSettings('serve', [], file('{"config": "x.json"}')), 'setting config from file ./forecastd.config.json: cannot be set in a config file');
@@ -253,11 +253,11 @@ describe('serveOptions', () => {
     assert.deepEqual(o.limits, { maxInFlight: 9, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 2000 });
   });
 
-  it('splits --cache-mb between rendered answers and runs, four to one; 0 turns both off', () => {
+  it('splits --cache-mb between rendered answers and runs, five to one; 0 turns both off', () => {
     const split = (args: string[]): unknown => serveOptions(resolveSettings('serve', args, input())).cache;
-    assert.deepEqual(split(['--cache-mb', '100']), { bodyMb: 80, seriesMb: 20, latestMaxAgeS: 60 });
+    assert.deepEqual(split(['--cache-mb', '100']), { bodyMb: 83, seriesMb: 17, latestMaxAgeS: 60 });
     assert.deepEqual(split(['--cache-mb', '0', '--latest-max-age', '5']), { bodyMb: 0, seriesMb: 0, latestMaxAgeS: 5 });
-    assert.deepEqual(split([]), { bodyMb: 282, seriesMb: 70, latestMaxAgeS: 60 });
+    assert.deepEqual(split([]), { bodyMb: 250, seriesMb: 50, latestMaxAgeS: 60 });
   });
 
   it('refuses a read replica without PostgreSQL on both sides, and a headers timeout longer than the request timeout', () => {
