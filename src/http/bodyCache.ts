@@ -55,7 +55,11 @@ function ownCopy(bytes: Uint8Array): Buffer {
  */
 function freeNow(bytes: Buffer | undefined): void {
   if (bytes !== undefined && bytes.byteLength > 0 && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) {
-    structuredClone(bytes.buffer, { transfer: [bytes.buffer as ArrayBuffer] });
+    try {
+      structuredClone(bytes.buffer, { transfer: [bytes.buffer as ArrayBuffer] });
+    } catch {
+      // Not transferable after all: the collector frees it, as it would have without this.
+    }
   }
 }
 
