@@ -48,7 +48,7 @@ export class SizedLru<K, V> {
   private usedBytes = 0;
 
   constructor(
-    private readonly capacity: number,
+    readonly capacity: number,
     private readonly sizeOf: (value: V) => number,
     private readonly hooks: LruHooks<V> = {},
     /** Takes what eviction removes, instead of it leaving the cache (`dropped` is not told): SegmentedLru's demotion. */
@@ -208,5 +208,9 @@ export class SegmentedLru<K, V> {
 
   get bytes(): number {
     return this.probation.bytes + this.protectedPart.bytes;
+  }
+
+  get capacity(): number {
+    return this.probation.capacity + this.protectedPart.capacity;
   }
 }

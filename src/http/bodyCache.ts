@@ -132,6 +132,15 @@ export class BodyCache {
   /** Lookups that found a body (also a remembered answer's body sent again) and that rendered one; read by the metrics. */
   readonly lookups = { hits: 0, misses: 0 };
 
+  /** Bytes the kept bodies and compressed variants count (their objects included), and the most they may. */
+  get bytes(): number {
+    return this.lru.bytes + this.coded.bytes;
+  }
+
+  get capacity(): number {
+    return this.lru.capacity + this.coded.capacity;
+  }
+
   /** The cached body for the key, if any. */
   cached(key: string): CachedBody | undefined {
     return this.lru.get(key);

@@ -27,6 +27,7 @@ import { DEFAULT_CACHE, type AppContext } from './context.js';
 import { JSON_TYPE } from './envelope.js';
 import { writeForecastJson } from './forecastBody.js';
 import type { ForecastQuery } from './schemas.js';
+import type { CacheMemory } from '../ops/metrics.js';
 import { sendAtTurnEnd } from './turnBatch.js';
 
 export type ForecastQueryValues = Static<typeof ForecastQuery>;
@@ -138,6 +139,15 @@ export class ForecastService {
    * (a point's nearest visible site) or none at all for another scope, so answers never cross scopes. A client
    * preferring CSV (Accept) gets its own entries.
    */
+  /** What each cache of answers and runs holds, in the bytes it counts, against its bound (for /metrics). */
+  memory(): CacheMemory[] {
+    return [
+      { cache: 'body', bytes: this.bodies.bytes, capacity: this.bodies.capacity },
+      { cache: 'memo', bytes: this.memo.bytes, capacity: this.memo.capacity },
+      { cache: 'run', ...this.reads.runMemory },
+    ];
+  }
+
   private static memoKey(req: IncomingMessage): string {
     const id = scopeOfRequest(req).id;
     const url = id === '' ? req.url! : `${id}\u0000${req.url!}`;

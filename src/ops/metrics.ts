@@ -23,12 +23,21 @@ export interface HitCounts {
   readonly misses: number;
 }
 
+/** What one in-memory cache holds: the bytes it counts (objects included) and the most it may hold. */
+export interface CacheMemory {
+  readonly cache: 'body' | 'memo' | 'run';
+  readonly bytes: number;
+  readonly capacity: number;
+}
+
 /** Counters kept by other parts of the server, read at scrape time. */
 export interface MetricSources {
   /** Rendered forecast bodies (http/bodyCache.ts). */
   readonly bodyCache?: HitCounts;
   /** Runs held in memory (query/readModel.ts). */
   readonly runCache?: HitCounts;
+  /** The caches' memory, within --cache-mb (http/forecastService.ts). */
+  readonly cacheMemory?: () => readonly CacheMemory[];
   /** Requests refused with 429 (access/door.ts). */
   readonly door?: { readonly rateLimited: number };
   /** Outages of the shared rate-limit store (Redis). */
@@ -113,6 +122,24 @@ export class Metrics {
         set({ cache, result: 'hit' }, counts?.hits ?? 0);
         set({ cache, result: 'miss' }, counts?.misses ?? 0);
       }
+    });
+    const gauge = (name: string, help: string, labelNames: string[], fill: (set: CounterSetter) => void): void => {
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers: register,
+        collect(this: Gauge) {
+          this.reset();
+          fill((labels, value) => this.set(labels, value));
+        },
+      });
+    };
+    gauge('forecastd_cache_bytes', 'Memory the in-memory caches hold as they count it (entries and their objects), by cache: rendered bodies, remembered answers (memo), runs.', ['cache'], (set) => {
+      for (const c of this.sources.cacheMemory?.() ?? []) set({ cache: c.cache }, c.bytes);
+    });
+    gauge('forecastd_cache_capacity_bytes', 'The most each in-memory cache may hold (its share of --cache-mb).', ['cache'], (set) => {
+      for (const c of this.sources.cacheMemory?.() ?? []) set({ cache: c.cache }, c.capacity);
     });
     counter('forecastd_store_errors_total', 'Store calls that failed (unreachable, timed out, or any other fault).', [], (set) => set({}, this.storeErrors));
     counter('forecastd_rate_limited_total', 'Requests refused with 429 (a key over its rate, or failed keys of an address).', [], (set) =>

@@ -22,6 +22,26 @@ describe('Metrics', () => {
     assert.equal(families.get('forecastd_http_requests_total')!.samples.length, 0);
   });
 
+  test("the caches' memory is read from them at scrape time: bytes held and capacity, by cache", async () => {
+    const m = new Metrics();
+    let body = 0;
+    m.watch({
+      cacheMemory: () => [
+        { cache: 'body', bytes: body, capacity: 1000 },
+        { cache: 'memo', bytes: 7, capacity: 40 },
+        { cache: 'run', bytes: 0, capacity: 200 },
+      ],
+    });
+    body = 640;
+    const f = parsePromText(await m.registry.metrics());
+    assert.equal(f.get('forecastd_cache_bytes')!.type, 'gauge');
+    assert.equal(valueOf(f, 'forecastd_cache_bytes', { cache: 'body' }), 640);
+    assert.equal(valueOf(f, 'forecastd_cache_bytes', { cache: 'memo' }), 7);
+    assert.equal(valueOf(f, 'forecastd_cache_bytes', { cache: 'run' }), 0);
+    assert.equal(valueOf(f, 'forecastd_cache_capacity_bytes', { cache: 'body' }), 1000);
+    assert.equal(valueOf(f, 'forecastd_cache_capacity_bytes', { cache: 'run' }), 200);
+  });
+
   test('scrapes read the counters kept elsewhere, as they are at that moment', async () => {
     const m = new Metrics();
     for (const r of ['/api/v1/forecast', '/api/v1/farms']) m.http.addRoute(r);

@@ -72,6 +72,13 @@ test('counters of both workers add up exactly in one scrape, and survive a worke
   assert.equal(valueOf(f, 'forecastd_sites'), 3);
   assert.equal(valueOf(f, 'forecastd_runs'), 1);
   assert.ok(valueOf(f, 'process_cpu_seconds_total') > 0);
+  // Each worker's caches share the default --cache-mb (300 MiB), and each holds something once pages were asked twice.
+  const caches = ['body', 'memo', 'run'];
+  assert.equal(caches.reduce((sum, cache) => sum + valueOf(f, 'forecastd_cache_capacity_bytes', { cache }), 0), 2 * 300 * 2 ** 20);
+  for (const cache of caches) {
+    const bytes = valueOf(f, 'forecastd_cache_bytes', { cache });
+    assert.ok(bytes > 0 && bytes <= valueOf(f, 'forecastd_cache_capacity_bytes', { cache }), `${cache}: ${bytes} bytes`);
+  }
 
   // Both workers answered: the access log names the process of each line.
   await new Promise((r) => setTimeout(r, 100));
