@@ -14,6 +14,13 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from 'prom-client';
 import { DURATION_BUCKETS_S, HttpStats, type RouteStats } from './httpStats.js';
 
+/**
+ * How often the event loop's delay is sampled for nodejs_eventloop_lag_*, ms. prom-client's 10 ms woke an
+ * idle process a hundred times a second: an idle server used 130-150 ms of CPU per 10 s with it and 50-60 ms
+ * with 100 ms (docs/operations.md). A stall still shows as the delay of the sample it holds up.
+ */
+const EVENT_LOOP_SAMPLE_MS = 100;
+
 /** The Prometheus text format's content type. */
 export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
 
@@ -181,7 +188,7 @@ export class Metrics {
     counter('forecastd_webhook_deliveries_total', 'Webhook delivery attempts by result.', ['result'], (set) => {
       for (const result of WEBHOOK_RESULTS) set({ result }, this.webhookDeliveries[result]);
     });
-    collectDefaultMetrics({ register: this.registry });
+    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   }
 
   /** Reads these counters at scrape time, from now on. */
