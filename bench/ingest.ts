@@ -11,7 +11,7 @@ import { csvFileName, renderCsv } from '../src/domain/csvFormat.js';
 import { ALL_ELEMENTS } from '../src/domain/elementsParam.js';
 import { SeriesView } from '../src/domain/seriesView.js';
 import { formatIssue } from '../src/domain/time.js';
-import { demoFarmsCsv, demoIssues } from '../src/demo/sites.js';
+import { DEMO_SITES, demoFarmsCsv, demoIssues } from '../src/demo/sites.js';
 import { demoSeries } from '../src/demo/weather.js';
 import { BENCH_DIR, BENCH_NOW, BENCH_SEED, benchSites } from './lib/benchStore.js';
 import { BIN_ARGS } from './lib/proc.js';
@@ -60,3 +60,14 @@ console.log(`forecastd ingest benchmark: ${FILES} files x 1441 rows, ${(bytes / 
 console.log(`forecastd ingest        ${ing.toFixed(2)} s  ${(bytes / 1e6 / ing).toFixed(1)} MB/s`);
 console.log(`read + split (Node)     ${spl.toFixed(2)} s  ${(bytes / 1e6 / spl).toFixed(1)} MB/s`);
 console.log(`ratio ingest / split    ${(ing / spl).toFixed(2)}`);
+
+// The demo generator (what `forecastd demo` and `npm start` run): its 24 sites x 4 runs, against rendering
+// the same series as CSV files in the same process.
+const demoRuns = demoIssues(BENCH_NOW, 4);
+let t0 = performance.now();
+const generated = DEMO_SITES.flatMap((site) => demoRuns.map((issueMs) => ({ issueMs, series: demoSeries(site, issueMs, BENCH_SEED) })));
+const generateMs = performance.now() - t0;
+t0 = performance.now();
+for (const g of generated) renderCsv(SeriesView.ofSeries(g.series), g.issueMs, ALL_ELEMENTS);
+const renderMs = performance.now() - t0;
+console.log(`demo generator          ${generateMs.toFixed(0)} ms for ${generated.length} runs; rendering them as CSV ${renderMs.toFixed(0)} ms (ratio ${(generateMs / renderMs).toFixed(1)})`);
