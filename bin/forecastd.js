@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --single-threaded-gc --no-allocation-site-pretenuring --max-semi-space-size=4 --no-memory-reducer
+#!/usr/bin/env -S node --single-threaded-gc --no-allocation-site-pretenuring --max-semi-space-size=4
 // --single-threaded-gc: V8's garbage collector works on the serving thread
 // instead of handing marking and scavenging to helper threads. A serve process
 // shares its core with the other workers (or is pinned to one), so helper
@@ -18,13 +18,7 @@
 // bought no CPU and cost its size in every process: at 10,000 sites, peak RSS
 // 446 and 470 against 500 and 504 MB over hot then mixed load, CPU per answer
 // within the runs' noise (docs/performance.md).
-// --no-memory-reducer: V8 no longer collects the heap three times over when a
-// process goes quiet, to shrink it. At 10,000 sites those collections cost
-// about 300 ms of CPU some 25 s after the load stopped, one of them a 57 ms
-// pause of the serving thread: the first answers of the next delivery's rush
-// waited for it, and so did every process sharing the core. The heap then
-// keeps the size it grew to, which --cache-mb bounds (docs/performance.md).
-// Cluster workers inherit all four. Started as `node bin/forecastd.js`, they
+// Cluster workers inherit all three. Started as `node bin/forecastd.js`, they
 // are not applied.
 import { main } from '../dist/src/cli/main.js';
 

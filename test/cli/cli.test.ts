@@ -172,7 +172,7 @@ describe('farms import, ingest, serve, SIGTERM', () => {
       pids = childPids(s.child.pid!);
       assert.equal(pids.length, 2, 'two workers');
       for (const pid of [s.child.pid!, ...pids]) {
-        for (const flag of ['--single-threaded-gc', '--no-allocation-site-pretenuring', '--max-semi-space-size=4', '--no-memory-reducer']) assert.ok(commandLine(pid).includes(flag), `${flag}: ${commandLine(pid).join(' ')}`);
+        for (const flag of ['--single-threaded-gc', '--no-allocation-site-pretenuring', '--max-semi-space-size=4']) assert.ok(commandLine(pid).includes(flag), `${flag}: ${commandLine(pid).join(' ')}`);
       }
     } finally {
       assert.equal(await s.stop(), 0, s.stderr());
