@@ -76,18 +76,16 @@ export const codingOf = (entry: CachedBody, wanted: Coding): Coding =>
   wanted === 'identity' || entry.identity.length < MIN_COMPRESS_BYTES ? 'identity' : wanted;
 
 /**
- * The largest body kept, as a share of the capacity (128 KB of the default 64 MB):
- * pages and day-long downloads are kept, whole-run CSV files (about 250 KB) are
- * rendered each time into pooled buffers (their gzip and br variants are kept,
- * see CODED_SHARE). A few large downloads then cannot push
- * out hundreds of pages, and the process's memory does not follow the churn of
- * large evicted bodies waiting for a full collection (docs/performance.md).
+ * The largest body kept, as a share of the capacity (468 KB of today's default): pages and whole-run CSV
+ * files (about 140 KB) are kept; larger bodies are rendered each time into pooled buffers (their gzip and br
+ * variants are kept, see CODED_SHARE). A few large downloads then cannot push out hundreds of pages
+ * (docs/performance.md).
  */
 const MAX_KEPT_SHARE = 1 / 512;
 /**
  * The share of the capacity for the compressed variants of bodies too large to
- * keep whole: a gzip or br whole-run CSV is about a fifth of its size, and
- * compressing it costs several ms, ten times its rendering.
+ * keep whole: such a variant is about a fifth of its body's size, and
+ * compressing costs several ms, ten times the rendering.
  */
 const CODED_SHARE = 1 / 32;
 /**

@@ -19,6 +19,7 @@ import { then, type Maybe } from '../query/maybe.js';
 import { ReadModel } from '../query/readModel.js';
 import { keepRecent } from '../cache/keepRecent.js';
 import { SizedLru, usedSincePassed } from '../cache/lru.js';
+import type { CacheMemory } from '../ops/metrics.js';
 import { prefersCsv } from './accept.js';
 import { BodyCache, codingOf, type BodyCacheKey, type CachedBody } from './bodyCache.js';
 import { BodyKey } from './bodyKey.js';
@@ -27,7 +28,6 @@ import { DEFAULT_CACHE, type AppContext } from './context.js';
 import { JSON_TYPE } from './envelope.js';
 import { writeForecastJson } from './forecastBody.js';
 import type { ForecastQuery } from './schemas.js';
-import type { CacheMemory } from '../ops/metrics.js';
 import { sendAtTurnEnd } from './turnBatch.js';
 
 export type ForecastQueryValues = Static<typeof ForecastQuery>;
@@ -43,9 +43,10 @@ const VARY = 'Accept, Accept-Encoding';
  */
 const memoBytes = (bodyMb: number): number => Math.floor((bodyMb * MB) / 24);
 /**
- * What a remembered answer costs in memory besides its two key texts (the body cache shares the second): the object, its header array (made
- * when first sent), the entity tag and length texts, the body key and the memo's own node. Measured with a
- * heap snapshot at 10,000 sites (docs/performance.md, "Memory").
+ * What a remembered answer costs in memory besides its two key texts (the URL, and the body key's text, which
+ * the body cache shares): the object, its header array (made when first sent), the entity tag and length
+ * texts, the body key and the memo's own node. Measured with heap snapshots at 10,000 sites
+ * (docs/performance.md, "Memory").
  */
 const MEMO_ENTRY_BYTES = 700;
 
@@ -134,11 +135,6 @@ export class ForecastService {
     this.latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
   }
 
-  /**
-   * A remembered answer is found by the raw URL within the caller's scope: the same URL may name another site
-   * (a point's nearest visible site) or none at all for another scope, so answers never cross scopes. A client
-   * preferring CSV (Accept) gets its own entries.
-   */
   /** What each cache of answers and runs holds, in the bytes it counts, against its bound (for /metrics). */
   memory(): CacheMemory[] {
     return [
@@ -148,6 +144,11 @@ export class ForecastService {
     ];
   }
 
+  /**
+   * A remembered answer is found by the raw URL within the caller's scope: the same URL may name another site
+   * (a point's nearest visible site) or none at all for another scope, so answers never cross scopes. A client
+   * preferring CSV (Accept) gets its own entries.
+   */
   private static memoKey(req: IncomingMessage): string {
     const id = scopeOfRequest(req).id;
     const url = id === '' ? req.url! : `${id}\u0000${req.url!}`;

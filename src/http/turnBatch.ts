@@ -36,7 +36,7 @@ interface Pending {
   status: number;
   headers: string[];
   body: Buffer | undefined;
-  /** Hands a pooled body back once it has been sent. */
+  /** Called once the body has been sent: hands a pooled body back, or ends a kept body's lease (BodyCache.lease). */
   release: (() => void) | undefined;
 }
 
@@ -79,7 +79,7 @@ function write(p: Pending): void {
 }
 
 /**
- * Hands a pooled body back once nothing needs its bytes: at once when the kernel took the whole answer
+ * Tells the body's owner that nothing needs its bytes any more: at once when the kernel took the whole answer
  * within end() (nearly always), else when the response closes (a slow reader, an answer queued behind
  * another on its connection). Spares a close listener per one-off answer.
  */
