@@ -124,6 +124,8 @@ function supervise(o: ServeOptions, args: string[], primary: Metrics): Promise<n
     const metrics = new ClusterMetrics(primary.registry);
     const start = (): void => {
       const w = cluster.fork({ FORECASTD_CLUSTER_WORKER: '1' });
+      // A failed message to a dying worker must not end the primary; its exit is handled below.
+      w.on('error', (err: Error) => process.stderr.write(`forecastd: worker ${w.process.pid}: ${err.message}\n`));
       w.on('message', (m: { listening?: string } | null) => {
         if (typeof m?.listening !== 'string') return;
         metrics.add(w);

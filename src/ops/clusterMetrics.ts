@@ -154,7 +154,19 @@ export class ClusterMetrics {
       return;
     }
     c.timer = setTimeout(() => this.answer(key, { error: 'a worker did not send its metrics in time' }), COLLECT_TIMEOUT_MS);
-    for (const w of asked) w.send({ type: COLLECT, id: key });
+    for (const w of asked) {
+      // With a callback a failed send is reported there, not as an 'error' event: a worker killed a moment
+      // ago still counts as connected until its channel's end is read, and the event would end the primary.
+      w.send({ type: COLLECT, id: key }, (err: Error | null) => {
+        if (err) this.unreachable(key, w.id);
+      });
+    }
+  }
+
+  /** A worker that cannot be asked (it is exiting): the scrape goes on without it, as for one that exited. */
+  private unreachable(key: number, workerId: number): void {
+    const c = this.collections.get(key);
+    if (c !== undefined && c.pending.delete(workerId) && c.pending.size === 0) void this.finish(key);
   }
 
   /** Ends the scrape `key` with its text or an error, once. */
@@ -163,7 +175,8 @@ export class ClusterMetrics {
     if (c === undefined) return;
     this.collections.delete(key);
     clearTimeout(c.timer);
-    if (c.from.isConnected()) c.from.send({ type: SCRAPED, id: c.replyId, ...result });
+    // An asking worker that exits meanwhile has nobody to answer: its failed send is dropped (see start).
+    if (c.from.isConnected()) c.from.send({ type: SCRAPED, id: c.replyId, ...result }, () => undefined);
   }
 
   private async finish(key: number): Promise<void> {
