@@ -49,7 +49,8 @@ export class SizedLru<K, V> {
 
   constructor(
     readonly capacity: number,
-    private readonly sizeOf: (value: V) => number,
+    /** An entry's cost in bytes: its value's, and its key's where the key is large enough to count. */
+    private readonly sizeOf: (value: V, key: K) => number,
     private readonly hooks: LruHooks<V> = {},
     /** Takes what eviction removes, instead of it leaving the cache (`dropped` is not told): SegmentedLru's demotion. */
     private readonly spill?: (key: K, value: V) => void,
@@ -73,7 +74,7 @@ export class SizedLru<K, V> {
   /** Stores the value as the most recent; false when it is larger than the whole capacity (then not stored). */
   set(key: K, value: V): boolean {
     this.delete(key);
-    const size = this.sizeOf(value);
+    const size = this.sizeOf(value, key);
     if (size > this.capacity) return false;
     const node: Node<K, V> = { key, value, size, newer: undefined, older: undefined };
     this.map.set(key, node);
@@ -87,7 +88,7 @@ export class SizedLru<K, V> {
   resize(key: K): void {
     const node = this.map.get(key);
     if (node === undefined) return;
-    const size = this.sizeOf(node.value);
+    const size = this.sizeOf(node.value, key);
     this.usedBytes += size - node.size;
     node.size = size;
     if (size > this.capacity) this.delete(key);
@@ -167,7 +168,7 @@ export class SegmentedLru<K, V> {
   private readonly protectedPart: SizedLru<K, V>;
   private readonly promoted: ((value: V) => void) | undefined;
 
-  constructor(capacity: number, sizeOf: (value: V) => number, hooks: LruHooks<V> = {}, probationShare = 0.2) {
+  constructor(capacity: number, sizeOf: (value: V, key: K) => number, hooks: LruHooks<V> = {}, probationShare = 0.2) {
     this.probation = new SizedLru(Math.floor(capacity * probationShare), sizeOf, hooks);
     this.protectedPart = new SizedLru(capacity - Math.floor(capacity * probationShare), sizeOf, hooks, (key, value) => {
       hooks.demoted?.(value);

@@ -112,7 +112,7 @@ export class BodyCache {
       dropped: (b) => {
         b.dropped = true;
         // A body still being written is handed back by the end of its last answer (lease).
-        if (b.sending === undefined || b.sending === 0) free(b);
+        if (!b.sending) free(b);
       },
       secondChance: usedSincePassed,
       promoted: (b) => {
@@ -198,9 +198,9 @@ export class BodyCache {
    */
   lease(entry: CachedBody): () => void {
     if (entry.release !== undefined) return entry.release;
-    entry.sending = (entry.sending ?? 0) + 1;
+    entry.sending!++;
     return (entry.sent ??= () => {
-      if (--entry.sending! === 0 && entry.dropped === true) free(entry);
+      if (--entry.sending! === 0 && entry.dropped) free(entry);
     });
   }
 

@@ -49,6 +49,7 @@ const memoBytes = (bodyMb: number): number => Math.floor((bodyMb * MB) / 24);
  * (docs/performance.md, "Memory").
  */
 const MEMO_ENTRY_BYTES = 700;
+const memoEntryBytes = (p: Prepared, memoKey: string): number => MEMO_ENTRY_BYTES + memoKey.length + p.key.text.length;
 
 /** Everything about an answer except its body bytes. */
 interface Prepared {
@@ -70,8 +71,6 @@ interface Prepared {
   readonly body?: CachedBody;
   /** Replayed since the memo last passed it (the memo is read with peek: no relinking per replay). */
   used?: boolean;
-  /** A remembered answer's cost in memory, for the memo's bound. */
-  readonly bytes?: number;
 }
 
 /** HTTP dates (whole seconds) of recent publication seconds: the runs of one delivery share a few hundred. */
@@ -86,9 +85,8 @@ const httpDateOfSecond = keepRecent(512, (second: number) => new Date(second * 1
  * old space grew by about 10 MB/s, to four times its live size between
  * mark-compacts (peak RSS 400 MB instead of 305) in one run out of two or three.
  */
-function remembered(p: Prepared, body: CachedBody, memoKey: string): Prepared {
+function remembered(p: Prepared, body: CachedBody): Prepared {
   return {
-    bytes: MEMO_ENTRY_BYTES + memoKey.length + p.key.text.length,
     body,
     key: p.key,
     tag: p.tag,
@@ -131,16 +129,17 @@ export class ForecastService {
     // The memo's bytes are part of the body cache's share of --cache-mb.
     const memo = memoBytes(settings.bodyMb);
     this.bodies = new BodyCache(settings.bodyMb * MB - memo);
-    this.memo = new SizedLru<string, Prepared>(memo, (p) => p.bytes!, { secondChance: usedSincePassed });
+    this.memo = new SizedLru<string, Prepared>(memo, memoEntryBytes, { secondChance: usedSincePassed });
     this.latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
   }
 
   /** What each cache of answers and runs holds, in the bytes it counts, against its bound (for /metrics). */
   memory(): CacheMemory[] {
+    const runs = this.reads.stats();
     return [
       { cache: 'body', bytes: this.bodies.bytes, capacity: this.bodies.capacity },
       { cache: 'memo', bytes: this.memo.bytes, capacity: this.memo.capacity },
-      { cache: 'run', ...this.reads.runMemory },
+      { cache: 'run', bytes: runs.runBytes, capacity: runs.runCapacity },
     ];
   }
 
@@ -221,10 +220,7 @@ export class ForecastService {
     });
     // Remembered only while its body is kept (replay needs both), so the body cache's admission on a
     // second sighting decides for both; and only if no commit was applied while planning.
-    if (entry.release === undefined && this.reads.revision === revision) {
-      const memoKey = ForecastService.memoKey(req);
-      this.memo.set(memoKey, remembered(prepared, entry, memoKey));
-    }
+    if (entry.release === undefined && this.reads.revision === revision) this.memo.set(ForecastService.memoKey(req), remembered(prepared, entry));
     beforeWrite?.();
     this.respond(req, res, prepared, entry);
   }

@@ -165,13 +165,8 @@ export class ReadModel implements ReadSource {
     return this.runs.set(key, run.view.footprint, (region) => ({ ...run, view: run.view.copyTo(region) })) ?? run;
   }
 
-  /** Bytes of the runs held, and the most the run cache may hold. */
-  get runMemory(): { bytes: number; capacity: number } {
-    return { bytes: this.runs.bytes, capacity: this.runs.capacity };
-  }
-
-  /** Entries and bytes held, for diagnostics. */
-  stats(): { runs: number; runBytes: number; farms: number } {
-    return { runs: this.runs.size, runBytes: this.runs.bytes, farms: this.farms.size };
+  /** Entries and bytes held, and the most bytes the run cache may hold: for diagnostics and /metrics. */
+  stats(): { runs: number; runBytes: number; runCapacity: number; farms: number } {
+    return { runs: this.runs.size, runBytes: this.runs.bytes, runCapacity: this.runs.capacity, farms: this.farms.size };
   }
 }

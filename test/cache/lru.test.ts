@@ -30,6 +30,22 @@ test('a recently read entry survives an eviction that an older unread one does n
   assert.equal(c.get('d'), 'dddd');
 });
 
+test("an entry's size may count its key: when set and when re-measured", () => {
+  const c = new SizedLru<string, { s: string }>(20, (v, key) => key.length + v.s.length);
+  const v = { s: 'xx' };
+  c.set('a-long-key', v);
+  assert.equal(c.bytes, 12);
+  v.s = 'xxxxxx';
+  c.resize('a-long-key');
+  assert.equal(c.bytes, 16);
+  c.set('k', { s: 'yyyy' }); // 5 more: over 20, the oldest goes
+  assert.equal(c.get('a-long-key'), undefined);
+  assert.equal(c.bytes, 5);
+  const seg = new SegmentedLru<string, string>(100, (value, key) => key.length + value.length);
+  seg.set('key', 'value');
+  assert.equal(seg.bytes, 8);
+});
+
 test('a value larger than the bound is not kept; resize re-measures; delete frees', () => {
   const c = new SizedLru<string, { s: string }>(10, (v) => v.s.length);
   c.set('big', { s: 'x'.repeat(11) });
