@@ -72,7 +72,8 @@ export interface EventCounts {
 export const WEBHOOK_RESULTS = ['delivered', 'retry', 'refused', 'gave-up', 'gone'] as const;
 export type WebhookResult = (typeof WEBHOOK_RESULTS)[number];
 
-type CounterSetter = (labels: Record<string, string>, value: number) => void;
+/** Sets (a gauge) or adds to (a counter, just reset) one labelled sample at scrape time. */
+type SampleSetter = (labels: Record<string, string>, value: number) => void;
 
 export class Metrics {
   readonly registry = new Registry();
@@ -90,7 +91,7 @@ export class Metrics {
   constructor(opts: { readonly servesHttp?: boolean } = {}) {
     const serving = opts.servesHttp === false ? 0 : 1;
     const register = [this.registry];
-    const counter = (name: string, help: string, labelNames: string[], fill: (set: CounterSetter) => void): void => {
+    const counter = (name: string, help: string, labelNames: string[], fill: (set: SampleSetter) => void): void => {
       new Counter({
         name,
         help,
@@ -99,6 +100,18 @@ export class Metrics {
         collect(this: Counter) {
           this.reset();
           fill((labels, value) => this.inc(labels, value));
+        },
+      });
+    };
+    const gauge = (name: string, help: string, labelNames: string[], fill: (set: SampleSetter) => void): void => {
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers: register,
+        collect(this: Gauge) {
+          this.reset();
+          fill((labels, value) => this.set(labels, value));
         },
       });
     };
@@ -130,18 +143,6 @@ export class Metrics {
         set({ cache, result: 'miss' }, counts?.misses ?? 0);
       }
     });
-    const gauge = (name: string, help: string, labelNames: string[], fill: (set: CounterSetter) => void): void => {
-      new Gauge({
-        name,
-        help,
-        labelNames,
-        registers: register,
-        collect(this: Gauge) {
-          this.reset();
-          fill((labels, value) => this.set(labels, value));
-        },
-      });
-    };
     gauge('forecastd_cache_bytes', 'Memory the in-memory caches hold as they count it (entries and their objects), by cache: rendered bodies, remembered answers (memo), runs.', ['cache'], (set) => {
       for (const c of this.sources.cacheMemory?.() ?? []) set({ cache: c.cache }, c.bytes);
     });
@@ -155,15 +156,7 @@ export class Metrics {
     counter('forecastd_rate_limit_faults_total', 'Outages of the shared rate-limit store (Redis) seen; limits were per process meanwhile.', [], (set) =>
       set({}, this.sources.limiter?.faults ?? 0),
     );
-    const metrics = this;
-    new Gauge({
-      name: 'forecastd_sse_clients',
-      help: 'Server-Sent Events clients connected.',
-      registers: register,
-      collect(this: Gauge) {
-        this.set(metrics.sseClients);
-      },
-    });
+    gauge('forecastd_sse_clients', 'Server-Sent Events clients connected.', [], (set) => set({}, this.sseClients));
     counter('forecastd_events_seen_total', 'Entries of the event log read by this process: runs published, clock ticks.', ['kind'], (set) => {
       set({ kind: 'run' }, this.sources.events?.seen.run ?? 0);
       set({ kind: 'tick' }, this.sources.events?.seen.tick ?? 0);
@@ -177,14 +170,7 @@ export class Metrics {
     counter('forecastd_sse_dropped_total', 'Server-Sent Events clients disconnected because they did not read fast enough.', [], (set) =>
       set({}, this.sources.events?.dropped ?? 0),
     );
-    new Gauge({
-      name: 'forecastd_workers',
-      help: 'Processes serving HTTP whose metrics this scrape adds up (the workers of --workers N).',
-      registers: register,
-      collect(this: Gauge) {
-        this.set(serving);
-      },
-    });
+    gauge('forecastd_workers', 'Processes serving HTTP whose metrics this scrape adds up (the workers of --workers N).', [], (set) => set({}, serving));
     counter('forecastd_webhook_deliveries_total', 'Webhook delivery attempts by result.', ['result'], (set) => {
       for (const result of WEBHOOK_RESULTS) set({ result }, this.webhookDeliveries[result]);
     });
