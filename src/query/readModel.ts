@@ -25,9 +25,11 @@ export interface ReadSource extends SiteSource {
 const DONE = Promise.resolve();
 /**
  * Once the run cache is full, one run read in this many is kept (ArenaCache): mixed load at 10,000 sites
- * reads runs evenly over four times what the default cache holds.
+ * reads runs evenly over six times what the default cache holds, so a kept run is rarely asked again before
+ * it is evicted. Each kept run's objects outlive a scavenge and die old: one in sixteen rather than eight
+ * halved the mark-compacts under that load (docs/performance.md).
  */
-const RUN_ADMISSION = 8;
+const RUN_ADMISSION = 16;
 
 export class ReadModel implements ReadSource {
   private token = '';

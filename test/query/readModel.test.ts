@@ -149,10 +149,10 @@ test('runs handed out in one turn stay intact to its end, while a cache smaller 
   }
 });
 
-test('once the run cache is full, one run read in eight is kept; the others are served and let go', async () => {
+test('once the run cache is full, one run read in sixteen is kept; the others are served and let go', async () => {
   const farms = ['WF_A', 'PV_B', 'WF_C'];
-  const issues = ['2026111700', '2026111712', '2026111800', '2026111812'];
-  // The same values in every run: blobs of one size, so that the cache holds exactly three.
+  const issues = ['2026111600', '2026111612', '2026111700', '2026111712', '2026111800', '2026111812', '2026111900'];
+  // The same values in every run: blobs of one size, so that the cache holds exactly three of the 21.
   for (const f of farms) {
     for (const i of issues) {
       const run = readRunCsv(`${f}_${i}.csv`, Buffer.from(runCsv(i, { value: (step, e) => ((step * 7 + e) % 100) / 10 })));
@@ -171,12 +171,12 @@ test('once the run cache is full, one run read in eight is kept; the others are 
     assert.equal((await m.getRun(f, i))?.issue, i, 'served whether kept or not');
     await new Promise((r) => setImmediate(r));
   }
-  assert.equal(m.runLookups.misses, 12);
-  // Runs 0-2 filled the cache and run 3 was the first to evict (run 0); of runs 4 ..., one in eight is kept:
-  // run 11, in place of run 1.
-  for (const n of [2, 3, 11]) assert.ok(await m.getRun(...keys[n]!), `run ${n}`);
-  assert.equal(m.runLookups.hits, 3, 'runs 2, 3 and 11 are in memory');
-  await m.getRun(...keys[4]!);
-  assert.equal(m.runLookups.misses, 13, 'run 4 is not');
+  assert.equal(m.runLookups.misses, 21);
+  // Runs 0-2 filled the cache and run 3 was the first to evict (run 0); of runs 4 ..., one in sixteen is kept:
+  // run 19, in place of run 1.
+  for (const n of [2, 3, 19]) assert.ok(await m.getRun(...keys[n]!), `run ${n}`);
+  assert.equal(m.runLookups.hits, 3, 'runs 2, 3 and 19 are in memory');
+  for (const n of [4, 11, 20]) await m.getRun(...keys[n]!);
+  assert.equal(m.runLookups.misses, 24, 'runs 4, 11 and 20 are not');
   assert.ok(m.stats().runBytes <= 3 * footprint + 64);
 });
