@@ -48,7 +48,7 @@ export class SizedLru<K, V> {
   private usedBytes = 0;
 
   constructor(
-    readonly capacity: number,
+    private limit: number,
     /** An entry's cost in bytes: its value's, and its key's where the key is large enough to count. */
     private readonly sizeOf: (value: V, key: K) => number,
     private readonly hooks: LruHooks<V> = {},
@@ -118,6 +118,16 @@ export class SizedLru<K, V> {
     return this.usedBytes;
   }
 
+  get capacity(): number {
+    return this.limit;
+  }
+
+  /** Changes the bound, evicting (least recent first) down to a lower one. */
+  set capacity(bytes: number) {
+    this.limit = bytes;
+    this.evict();
+  }
+
   private evict(): void {
     // Ends: a second chance clears the mark it was given for.
     while (this.usedBytes > this.capacity && this.oldest !== undefined) {
@@ -152,26 +162,42 @@ export class SizedLru<K, V> {
 }
 
 /**
- * Segmented LRU: new entries start in a small probation segment; an entry read
- * again there moves to the protected segment. A flood of entries asked once or
- * twice (random queries) then cycles through probation only, and cannot push
- * out the entries that are asked again and again (the hot pages). The least
- * recent entry of a full protected segment moves back to probation rather than
- * leaving, so a hot set larger than the protected segment still has the whole
- * capacity: at 10,000 sites the hot pages (204 MiB) overflowed the protected
- * four fifths of the default body cache (197 MiB), and 1.7 % of hot answers
- * were rendered again, the churn of their buffers forcing a full collection
- * every second.
+ * Segmented LRU: new entries start in a probation segment; an entry read again
+ * there moves to the protected segment, which holds at most all but
+ * `probationShare` of the capacity. A flood of entries asked once or twice
+ * (random queries) then cycles through probation only, and cannot push out the
+ * entries that are asked again and again (the hot pages).
+ *
+ * Probation holds whatever the protected segment does not: all of the capacity
+ * in an empty cache, its share once the protected segment is full. With a fixed
+ * share, a cache filling with a hot set larger than that share (the 10,000 hot
+ * pages of a server just started, read evenly) lost most of its new entries
+ * before they were read again, rendered them again and again, and collected
+ * their buffers in a mark-compact every half second for the first eight seconds.
+ *
+ * The least recent entry of a full protected segment moves back to probation
+ * rather than leaving, so a hot set larger than the protected segment still has
+ * the whole capacity: at 10,000 sites the hot pages (204 MiB) overflowed the
+ * protected four fifths of the default body cache (197 MiB), and 1.7 % of hot
+ * answers were rendered again, the churn of their buffers forcing a full
+ * collection every second.
  */
 export class SegmentedLru<K, V> {
   private readonly probation: SizedLru<K, V>;
   private readonly protectedPart: SizedLru<K, V>;
   private readonly promoted: ((value: V) => void) | undefined;
 
-  constructor(capacity: number, sizeOf: (value: V, key: K) => number, hooks: LruHooks<V> = {}, probationShare = 0.2) {
-    this.probation = new SizedLru(Math.floor(capacity * probationShare), sizeOf, hooks);
+  constructor(
+    readonly capacity: number,
+    sizeOf: (value: V, key: K) => number,
+    hooks: LruHooks<V> = {},
+    probationShare = 0.2,
+  ) {
+    this.probation = new SizedLru(capacity, sizeOf, hooks);
     this.protectedPart = new SizedLru(capacity - Math.floor(capacity * probationShare), sizeOf, hooks, (key, value) => {
       hooks.demoted?.(value);
+      // The protected segment has already let go of the value: probation may take its room.
+      this.fit();
       if (!this.probation.set(key, value)) hooks.dropped?.(value);
     });
     this.promoted = hooks.promoted;
@@ -183,6 +209,7 @@ export class SegmentedLru<K, V> {
     const warm = this.probation.detach(key);
     if (warm !== undefined) {
       this.protectedPart.set(key, warm);
+      this.fit();
       this.promoted?.(warm);
     }
     return warm;
@@ -190,17 +217,20 @@ export class SegmentedLru<K, V> {
 
   set(key: K, value: V): void {
     this.protectedPart.delete(key);
+    this.fit();
     this.probation.set(key, value);
   }
 
   resize(key: K): void {
     this.protectedPart.resize(key);
+    this.fit();
     this.probation.resize(key);
   }
 
   delete(key: K): void {
     this.protectedPart.delete(key);
     this.probation.delete(key);
+    this.fit();
   }
 
   get size(): number {
@@ -211,7 +241,8 @@ export class SegmentedLru<K, V> {
     return this.probation.bytes + this.protectedPart.bytes;
   }
 
-  get capacity(): number {
-    return this.probation.capacity + this.protectedPart.capacity;
+  /** Probation gets what the protected segment leaves: evicts from it when the protected segment grew. */
+  private fit(): void {
+    this.probation.capacity = this.capacity - this.protectedPart.bytes;
   }
 }

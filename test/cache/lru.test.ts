@@ -157,18 +157,62 @@ test('segmented: the least recent of a full protected segment moves back to prob
   for (let round = 0; round < 5; round++) for (const k of hot) assert.equal(c.get(k), k.repeat(5), `${k} in round ${round}`);
   assert.deepEqual(dropped, []);
   assert.equal(c.bytes, 90);
-  // A value that grew in the protected segment past what probation holds leaves the cache when demoted.
-  const gone: string[] = [];
-  const sized = new SegmentedLru<string, { name: string; n: number }>(100, (v) => v.n, { dropped: (v) => gone.push(v.name) }); // probation 20, protected 80
-  const grown = { name: 'grown', n: 10 };
-  sized.set('g', grown);
-  sized.get('g');
-  grown.n = 30;
-  sized.resize('g');
-  for (const k of ['t', 'u', 'v', 'w', 'x', 'y']) {
-    sized.set(k, { name: k, n: 10 });
+});
+
+test('segmented: probation holds what the protected segment does not, so a cache filling with a hot set keeps every new entry', () => {
+  const dropped: string[] = [];
+  const c = new SegmentedLru<string, string>(100, bytes, { dropped: (v) => dropped.push(v) }); // probation 20, protected 80
+  // Nine new entries of 10, none read yet: with a fixed probation share only two would stay.
+  const hot = Array.from({ length: 9 }, (_, i) => `h${i}`);
+  for (const k of hot) c.set(k, k.repeat(5));
+  assert.equal(c.size, 9);
+  assert.equal(dropped.length, 0);
+  // Read again, they fill the protected segment (eight) and one goes back to probation: still all kept.
+  for (const k of hot) assert.equal(c.get(k), k.repeat(5), k);
+  assert.equal(c.bytes, 90);
+  // With the protected segment full, probation is back to its share: a flood of new entries stays within it.
+  for (let i = 0; i < 100; i++) c.set(`cold${i}`, 'y'.repeat(10));
+  assert.ok(c.bytes <= 100);
+  for (const k of hot.slice(1)) assert.equal(c.get(k), k.repeat(5), `${k} protected`);
+  assert.equal(c.get('h0'), undefined, 'the demoted entry left with the flood');
+  assert.equal(c.get('cold99'), 'y'.repeat(10));
+  // A value in probation that grows past what probation may hold leaves.
+  const sized = new SegmentedLru<string, { name: string; n: number }>(100, (v) => v.n, { dropped: (v) => dropped.push(v.name) });
+  for (const k of ['a', 'b', 'c', 'd']) {
+    sized.set(k, { name: k, n: 20 });
     sized.get(k);
   }
-  assert.deepEqual(gone, ['grown']);
+  const grown = { name: 'grown', n: 10 };
+  sized.set('g', grown);
+  grown.n = 30;
+  sized.resize('g');
   assert.equal(sized.get('g'), undefined);
+  assert.ok(dropped.includes('grown'));
+});
+
+test('segmented: whatever is set, read, resized or deleted, the entries never cost more than the capacity', () => {
+  let seed = 7;
+  const random = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+  const values = new Map<string, { n: number }>();
+  const c = new SegmentedLru<string, { n: number }>(1000, (v) => v.n);
+  for (let i = 0; i < 20_000; i++) {
+    const key = `k${random(200)}`;
+    const op = random(10);
+    if (op < 4) {
+      const v = { n: 1 + random(120) };
+      values.set(key, v);
+      c.set(key, v);
+    } else if (op < 8) c.get(key);
+    else if (op < 9) {
+      const v = values.get(key);
+      if (v !== undefined) {
+        v.n = 1 + random(300);
+        c.resize(key);
+      }
+    } else c.delete(key);
+    assert.ok(c.bytes <= 1000, `step ${i}: ${c.bytes} bytes`);
+  }
 });
