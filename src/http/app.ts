@@ -79,7 +79,7 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
     if (!res.headersSent) writeInternalError(res);
     else res.destroy();
   };
-  metrics.watch({ bodyCache: forecasts.bodies.lookups, runCache: forecasts.reads.runLookups, cacheMemory: () => forecasts.memory(), door, limiter });
+  metrics.watch({ memo: forecasts.replays, bodyCache: forecasts.bodies.lookups, runCache: forecasts.reads.runLookups, cacheMemory: () => forecasts.memory(), door, limiter });
   // The event log followed by this process, and its event streams (src/events/).
   const eventOptions = ctx.events ?? {};
   const hub = new EventHub({

@@ -5,9 +5,13 @@
  * path (directForecast.ts), so that both answer with the same bytes.
  *
  * The prepared answer is remembered per raw URL (and Accept's CSV preference)
- * together with the read model's revision; while that revision stands, nothing
- * the answer depends on has changed, so replay() sends it again without
- * validating or planning. Any commit moves the revision.
+ * together with the read model's stamp of what it depends on: the site's, for
+ * a site named by farm_id (it moves when that site's record or one of its runs
+ * changes), the revision of the whole store for a nearest-site query (any
+ * site may become the nearest). While the stamp stands, nothing the answer
+ * depends on has changed, so replay() sends it again without validating or
+ * planning. So a delivery of new runs, committed one site at a time, leaves
+ * the remembered answers of the other sites standing.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Static } from '@sinclair/typebox';
@@ -63,8 +67,10 @@ interface Prepared {
   readonly disposition: string | undefined;
   /** The run served: its issue, for Forecast-Issue. */
   readonly issue: string;
-  /** Read model revision the answer was prepared at. */
-  readonly revision: number;
+  /** The site the URL names by farm_id; undefined for a nearest-site query. */
+  readonly farmId: string | undefined;
+  /** The read model's stamp of what the answer depends on when it was prepared (ReadModel.stampOf). */
+  readonly stamp: number;
   /** Headers of the 200 answer with the identity body, made when first sent: a remembered answer is sent again and again. */
   identityHeaders?: string[];
   /** A remembered answer's body, held so that a replay needs no second lookup (see BodyCache.sentAgain). */
@@ -96,7 +102,8 @@ function remembered(p: Prepared, body: CachedBody): Prepared {
     contentType: p.contentType,
     disposition: p.disposition,
     issue: p.issue,
-    revision: p.revision,
+    farmId: p.farmId,
+    stamp: p.stamp,
     used: false,
   };
 }
@@ -122,6 +129,8 @@ export class ForecastService {
   /** Remembered answers by raw URL (with the caller's scope and Accept's CSV preference, see memoKey). */
   private readonly memo: SizedLru<string, Prepared>;
   private readonly latestCacheControl: string;
+  /** Forecast requests answered by a remembered answer (hits) and planned instead (misses); read by the metrics. */
+  readonly replays = { hits: 0, misses: 0 };
 
   constructor(private readonly ctx: AppContext) {
     const settings = ctx.cache ?? DEFAULT_CACHE;
@@ -161,12 +170,15 @@ export class ForecastService {
    */
   replay(req: IncomingMessage, res: ServerResponse, beforeWrite?: () => void): boolean {
     const p = this.memo.peek(ForecastService.memoKey(req));
-    if (p === undefined || p.revision !== this.reads.revision || p.body === undefined) return false;
-    const entry = this.bodies.sentAgain(p.key, p.body);
-    if (entry === undefined) return false;
-    p.used = true;
+    const entry = p === undefined || p.stamp !== this.reads.stampOf(p.farmId) || p.body === undefined ? undefined : this.bodies.sentAgain(p.key, p.body);
+    if (entry === undefined) {
+      this.replays.misses++;
+      return false;
+    }
+    this.replays.hits++;
+    p!.used = true;
     beforeWrite?.();
-    this.respond(req, res, p, entry);
+    this.respond(req, res, p!, entry);
     return true;
   }
 
@@ -177,7 +189,7 @@ export class ForecastService {
    * rejected before anything is written.
    */
   answer(q: ForecastQueryValues, req: IncomingMessage, res: ServerResponse, beforeWrite?: () => void): Maybe<void> {
-    const revision = this.reads.revision;
+    const stamp = this.reads.stampOf(q.farm_id);
     const plan = planForecast(this.reads, this.ctx.rules, {
       farmId: q.farm_id,
       lat: q.lat,
@@ -187,13 +199,13 @@ export class ForecastService {
       end: q.end,
       elements: q.elements,
     }, scopeOfRequest(req));
-    return then(plan, (plan) => this.answerPlan(q, plan, revision, req, res, beforeWrite));
+    return then(plan, (plan) => this.answerPlan(q, plan, stamp, req, res, beforeWrite));
   }
 
   private answerPlan(
     q: ForecastQueryValues,
     plan: ForecastPlan,
-    revision: number,
+    stamp: number,
     req: IncomingMessage,
     res: ServerResponse,
     beforeWrite: (() => void) | undefined,
@@ -212,15 +224,19 @@ export class ForecastService {
       contentType: csv ? CSV_TYPE : JSON_TYPE,
       disposition: csv ? `attachment; filename="${csvFileName(plan.farm.farmId, run.issue)}"` : undefined,
       issue: run.issue,
-      revision,
+      farmId: q.farm_id,
+      stamp,
     };
     const entry = this.bodies.body(key, (sink) => {
       if (csv) writeCsv(sink, run.view, plan.issueMs, plan.elements, plan.from, plan.to);
       else writeForecastJson(sink, plan, page, size);
     });
     // Remembered only while its body is kept (replay needs both), so the body cache's admission on a
-    // second sighting decides for both; and only if no commit was applied while planning.
-    if (entry.release === undefined && this.reads.revision === revision) this.memo.set(ForecastService.memoKey(req), remembered(prepared, entry));
+    // second sighting decides for both; and only if nothing it depends on changed while planning.
+    // (The stamp was taken of the site as the URL names it, which is the site found: farm ids are matched exactly.)
+    if (entry.release === undefined && this.reads.stampOf(q.farm_id) === stamp && (q.farm_id === undefined || q.farm_id === plan.farm.farmId)) {
+      this.memo.set(ForecastService.memoKey(req), remembered(prepared, entry));
+    }
     beforeWrite?.();
     this.respond(req, res, prepared, entry);
   }

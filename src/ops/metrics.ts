@@ -43,6 +43,8 @@ export interface MetricSources {
   readonly bodyCache?: HitCounts;
   /** Runs held in memory (query/readModel.ts). */
   readonly runCache?: HitCounts;
+  /** Remembered answers (http/forecastService.ts): sent again, or the request planned. */
+  readonly memo?: HitCounts;
   /** The caches' memory, within --cache-mb (http/forecastService.ts). */
   readonly cacheMemory?: () => readonly CacheMemory[];
   /** Requests refused with 429 (access/door.ts). */
@@ -134,8 +136,9 @@ export class Metrics {
       set({ result: 'rejected' }, this.ingest.rejected);
     });
     counter('forecastd_ingest_records_total', 'Records (time steps) of the run files taken.', [], (set) => set({}, this.ingest.records));
-    counter('forecastd_cache_requests_total', 'Lookups of the in-memory caches: rendered bodies (body) and runs (run).', ['cache', 'result'], (set) => {
+    counter('forecastd_cache_requests_total', 'Lookups of the in-memory caches: remembered answers by URL (memo), rendered bodies (body) and runs (run).', ['cache', 'result'], (set) => {
       for (const [cache, counts] of [
+        ['memo', this.sources.memo],
         ['body', this.sources.bodyCache],
         ['run', this.sources.runCache],
       ] as const) {

@@ -38,6 +38,8 @@ export class ReadModel implements ReadSource {
   private byLat: Farm[] = [];
   /** farm_id -> newest issue holding data; null = none. Absent = not yet asked. */
   private readonly latest = new Map<string, string | null>();
+  /** farm_id -> the revision at which its record or one of its runs last changed here; absent: not since the snapshot. */
+  private readonly changedAt = new Map<string, number>();
   private readonly runs: ArenaCache<string, StoredRun>;
   private pending: Promise<void> | undefined;
   /** Set by the store's commit listener: check before the next answer. */
@@ -61,6 +63,15 @@ export class ReadModel implements ReadSource {
   /** The store revision the model reflects (moves with every commit of farms or runs). */
   get revision(): number {
     return this.seen;
+  }
+
+  /**
+   * What an answer about one site depends on, as a number that moves whenever the site's record or one of
+   * its runs changes (and with nothing else): an answer remembered with this stamp stands while it does. For
+   * no site (a nearest-site query, which depends on every site), the revision.
+   */
+  stampOf(farmId: string | undefined): number {
+    return farmId === undefined ? this.seen : (this.changedAt.get(farmId) ?? 0);
   }
 
   /** Whether sync() would find nothing to do: the model may be read at once, without waiting a turn. */
@@ -99,8 +110,12 @@ export class ReadModel implements ReadSource {
       farmsChanged = true;
     } else {
       const ch = await this.store.changesSince(this.seen);
-      for (const f of ch.farms) this.farms.set(f.farmId, f);
+      for (const f of ch.farms) {
+        this.farms.set(f.farmId, f);
+        this.changedAt.set(f.farmId, ch.revision);
+      }
       for (const r of ch.runs) {
+        this.changedAt.set(r.farmId, ch.revision);
         this.runs.delete(runKey(r.farmId, r.issue));
         const known = this.latest.get(r.farmId);
         if (r.removed) {

@@ -7,9 +7,13 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/http/app.js';
+import { readRunCsv } from '../../src/ingest/runCsv.js';
+import { Metrics } from '../../src/ops/metrics.js';
 import type { Store } from '../../src/store/store.js';
-import { FARMS, seed, testStore } from '../helpers/fixtures.js';
+import { DEFAULT_RULES, FARMS, runCsv, seed, testStore } from '../helpers/fixtures.js';
 import { listen } from '../helpers/http.js';
+import { parsePromText, valueOf } from '../ops/promText.js';
 
 let store: Store;
 let cleanup: () => Promise<void>;
@@ -92,5 +96,55 @@ test('a client that reads late gets every one-off answer byte for byte while oth
     stalled.forEach((p, i) => assert.ok(bodies[i]!.equals(expected.get(p)!), `answer ${i}, ${p}: the late client's bytes are the file's`));
   } finally {
     late.destroy();
+  }
+});
+
+test('a remembered answer stands while its site is unchanged: a run of another site leaves it, a run of its own ends it, and any run ends a nearest-site answer', async () => {
+  const own = await testStore();
+  const metrics = new Metrics();
+  const local = await buildApp({ store: own.store, rules: DEFAULT_RULES, version: 'test', cache: CACHE }, { metrics });
+  try {
+    await seed(own.store, [
+      { farmId: 'WF_A', issue: '2026112000' },
+      { farmId: 'PV_B', issue: '2026112000' },
+    ]);
+    await local.ready();
+    const publish = async (farmId: string, issue: string): Promise<void> => {
+      const run = readRunCsv(`${farmId}_${issue}.csv`, Buffer.from(runCsv(issue)));
+      await own.store.putRun({ farmId, issue, series: run.series });
+    };
+    const replays = async (): Promise<{ hits: number; misses: number }> => {
+      const f = parsePromText(await metrics.registry.metrics());
+      const n = (result: string): number => valueOf(f, 'forecastd_cache_requests_total', { cache: 'memo', result });
+      return { hits: n('hit'), misses: n('miss') };
+    };
+    const a = FARMS.find((f) => f.farmId === 'WF_A')!;
+    const latestA = '/api/v1/forecast?farm_id=WF_A&size=24';
+    const nearA = `/api/v1/forecast?lat=${a.lat}&lon=${a.lon}&size=24`;
+    const ask = async (url: string): Promise<string> => {
+      const r = await local.inject(url);
+      assert.equal(r.statusCode, 200, url);
+      return String(r.headers['forecast-issue']);
+    };
+    // Rendered; kept and remembered; then sent as remembered. The nearest-site URL names the same page, which
+    // is already kept: remembered at once.
+    for (const url of [latestA, nearA]) for (let i = 0; i < 3; i++) assert.equal(await ask(url), '2026112000');
+    assert.deepEqual(await replays(), { hits: 3, misses: 3 });
+
+    // A run of another site: the remembered answer of WF_A by farm_id still stands; the nearest-site one does not.
+    await publish('PV_B', '2026112012');
+    assert.equal(await ask(latestA), '2026112000');
+    assert.deepEqual(await replays(), { hits: 4, misses: 3 });
+    assert.equal(await ask(nearA), '2026112000');
+    assert.deepEqual(await replays(), { hits: 4, misses: 4 });
+
+    // A run of its own: the latest run of WF_A changed, and its answer is planned again with it.
+    await publish('WF_A', '2026112012');
+    assert.equal(await ask(latestA), '2026112012');
+    assert.deepEqual(await replays(), { hits: 4, misses: 5 });
+    assert.equal(await ask(nearA), '2026112012');
+  } finally {
+    await local.close();
+    await own.cleanup();
   }
 });

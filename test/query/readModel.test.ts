@@ -180,3 +180,36 @@ test('once the run cache is full, one run read in sixteen is kept; the others ar
   assert.equal(m.runLookups.misses, 24, 'runs 4, 11 and 20 are not');
   assert.ok(m.stats().runBytes <= 3 * footprint + 64);
 });
+
+test("a site's stamp moves when its record or one of its runs changes, and with nothing else; no site's stamp is the revision", async () => {
+  const own = await openStore('sqlite::memory:');
+  try {
+    await seed(own, [
+      { farmId: 'WF_A', issue: '2026112000' },
+      { farmId: 'PV_B', issue: '2026112000' },
+    ]);
+    const m = new ReadModel(own, 1 << 20);
+    await m.sync();
+    const a0 = m.stampOf('WF_A');
+    const b0 = m.stampOf('PV_B');
+    assert.equal(m.stampOf(undefined), m.revision);
+    await publish(own, 'PV_B', '2026112012', [0, 1, 2]);
+    await m.sync();
+    assert.equal(m.stampOf('WF_A'), a0, 'a run of another site');
+    assert.notEqual(m.stampOf('PV_B'), b0);
+    assert.equal(m.stampOf(undefined), m.revision);
+    const b1 = m.stampOf('PV_B');
+    const farm = m.getFarm('WF_A')!;
+    await own.upsertFarms([{ ...farm, name: 'renamed' }]);
+    await m.sync();
+    assert.notEqual(m.stampOf('WF_A'), a0, 'its own record');
+    assert.equal(m.stampOf('PV_B'), b1);
+    const a1 = m.stampOf('WF_A');
+    await publish(own, 'WF_A', '2026112012', [0, 1, 2]);
+    await m.sync();
+    assert.notEqual(m.stampOf('WF_A'), a1, 'a run of its own');
+    assert.equal(m.stampOf('PV_B'), b1);
+  } finally {
+    await own.close();
+  }
+});
