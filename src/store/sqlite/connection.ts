@@ -16,3 +16,13 @@ export function setSharedPragmas(db: Database.Database): void {
 
 /** One run by its key: bound to (farm_id, issue). */
 export const GET_RUN_SQL = `SELECT ${RUN_COLUMNS} FROM runs WHERE farm_id = ? AND issue = ?`;
+
+/**
+ * The runs written after a revision (bound to it), oldest first. The revision comes from its index (with the
+ * rowid) and the row is read only for farm_id and issue: a row's revision lies after its blob, and reading it
+ * there walks the blob's overflow pages. While another process delivers runs, every reader asks this every
+ * few ms: 76 against 13 µs a call (docs/performance.md).
+ */
+export const RUNS_SINCE_SQL = `SELECT r.farm_id, r.issue, c.revision
+  FROM (SELECT rowid AS id, revision FROM runs WHERE revision > ?) AS c JOIN runs AS r ON r.rowid = c.id
+  ORDER BY c.revision`;

@@ -59,7 +59,7 @@ import {
   type WebhookRow,
   type WebhookSummaryRow,
 } from '../webhookRows.js';
-import { GET_RUN_SQL, setSharedPragmas } from './connection.js';
+import { GET_RUN_SQL, RUNS_SINCE_SQL, setSharedPragmas } from './connection.js';
 import { MIGRATIONS } from './migrations.js';
 import { RunReader } from './runReader.js';
 
@@ -102,9 +102,7 @@ export function openSqliteStore(path: string): Store {
     farmsSince: db.prepare<[number], FarmRow>(
       `SELECT ${FARM_COLUMNS} FROM farms WHERE revision > ? ORDER BY farm_id`,
     ),
-    runsSince: db.prepare<[number], { farm_id: string; issue: string; revision: number }>(
-      'SELECT farm_id, issue, revision FROM runs WHERE revision > ? ORDER BY revision',
-    ),
+    runsSince: db.prepare<[number], { farm_id: string; issue: string; revision: number }>(RUNS_SINCE_SQL),
     removedSince: db.prepare<[number], { farm_id: string; issue: string; revision: number }>(
       'SELECT farm_id, issue, revision FROM removed_runs WHERE revision > ? ORDER BY revision',
     ),
