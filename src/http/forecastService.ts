@@ -129,7 +129,7 @@ export class ForecastService {
   /** Remembered answers by raw URL (with the caller's scope and Accept's CSV preference, see memoKey). */
   private readonly memo: SizedLru<string, Prepared>;
   private readonly latestCacheControl: string;
-  /** Forecast requests answered by a remembered answer (hits) and planned instead (misses); read by the metrics. */
+  /** Forecast requests answered by a remembered answer (hits) and planned (misses); read by the metrics. */
   readonly replays = { hits: 0, misses: 0 };
 
   constructor(private readonly ctx: AppContext) {
@@ -170,15 +170,13 @@ export class ForecastService {
    */
   replay(req: IncomingMessage, res: ServerResponse, beforeWrite?: () => void): boolean {
     const p = this.memo.peek(ForecastService.memoKey(req));
-    const entry = p === undefined || p.stamp !== this.reads.stampOf(p.farmId) || p.body === undefined ? undefined : this.bodies.sentAgain(p.key, p.body);
-    if (entry === undefined) {
-      this.replays.misses++;
-      return false;
-    }
+    if (p === undefined || p.stamp !== this.reads.stampOf(p.farmId) || p.body === undefined) return false;
+    const entry = this.bodies.sentAgain(p.key, p.body);
+    if (entry === undefined) return false;
     this.replays.hits++;
-    p!.used = true;
+    p.used = true;
     beforeWrite?.();
-    this.respond(req, res, p!, entry);
+    this.respond(req, res, p, entry);
     return true;
   }
 
@@ -189,6 +187,9 @@ export class ForecastService {
    * rejected before anything is written.
    */
   answer(q: ForecastQueryValues, req: IncomingMessage, res: ServerResponse, beforeWrite?: () => void): Maybe<void> {
+    // Counted here, once per request planned: a request the direct path hands to the framework was offered to
+    // replay() twice.
+    this.replays.misses++;
     const stamp = this.reads.stampOf(q.farm_id);
     const plan = planForecast(this.reads, this.ctx.rules, {
       farmId: q.farm_id,
@@ -233,10 +234,7 @@ export class ForecastService {
     });
     // Remembered only while its body is kept (replay needs both), so the body cache's admission on a
     // second sighting decides for both; and only if nothing it depends on changed while planning.
-    // (The stamp was taken of the site as the URL names it, which is the site found: farm ids are matched exactly.)
-    if (entry.release === undefined && this.reads.stampOf(q.farm_id) === stamp && (q.farm_id === undefined || q.farm_id === plan.farm.farmId)) {
-      this.memo.set(ForecastService.memoKey(req), remembered(prepared, entry));
-    }
+    if (entry.release === undefined && this.reads.stampOf(q.farm_id) === stamp) this.memo.set(ForecastService.memoKey(req), remembered(prepared, entry));
     beforeWrite?.();
     this.respond(req, res, prepared, entry);
   }

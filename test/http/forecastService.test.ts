@@ -148,3 +148,32 @@ test('a remembered answer stands while its site is unchanged: a run of another s
     await own.cleanup();
   }
 });
+
+test('each forecast request counts once for the remembered answers: sent again (hit) or planned (miss), also one the direct path hands to the framework', async () => {
+  const own = await testStore();
+  const metrics = new Metrics();
+  const served = await listen(own.store, { cache: CACHE }, { metrics });
+  try {
+    await seed(own.store, [{ farmId: 'WF_A', issue: '2026112000' }]);
+    const counts = async (): Promise<{ hits: number; misses: number }> => {
+      const f = parsePromText(await metrics.registry.metrics());
+      const n = (result: string): number => valueOf(f, 'forecastd_cache_requests_total', { cache: 'memo', result });
+      return { hits: n('hit'), misses: n('miss') };
+    };
+    const ask = async (path: string): Promise<void> => {
+      const r = await fetch(served.base + path);
+      assert.equal(r.status, 200, path);
+      await r.arrayBuffer();
+    };
+    // The direct path takes this one: planned twice (rendered, then kept and remembered), then sent again.
+    for (let i = 0; i < 3; i++) await ask('/api/v1/forecast?farm_id=WF_A&size=24');
+    assert.deepEqual(await counts(), { hits: 1, misses: 2 });
+    // A size with a leading zero is the framework's to read (it coerces it): offered to the remembered
+    // answers by both paths, planned once.
+    await ask('/api/v1/forecast?farm_id=WF_A&size=024&page=2');
+    assert.deepEqual(await counts(), { hits: 1, misses: 3 });
+  } finally {
+    await served.app.close();
+    await own.cleanup();
+  }
+});
