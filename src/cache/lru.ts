@@ -230,7 +230,6 @@ export class SegmentedLru<K, V> {
   delete(key: K): void {
     this.protectedPart.delete(key);
     this.probation.delete(key);
-    this.fit();
   }
 
   get size(): number {
@@ -241,7 +240,10 @@ export class SegmentedLru<K, V> {
     return this.probation.bytes + this.protectedPart.bytes;
   }
 
-  /** Probation gets what the protected segment leaves: evicts from it when the protected segment grew. */
+  /**
+   * Probation gets what the protected segment leaves: evicts from it when the protected segment grew. Called
+   * before probation takes a value and after the protected segment takes one; a deletion only frees room.
+   */
   private fit(): void {
     this.probation.capacity = this.capacity - this.protectedPart.bytes;
   }
