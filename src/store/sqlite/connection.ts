@@ -1,7 +1,8 @@
 /**
  * What every connection to a store file shares, the store's own and its read
  * thread's (runReaderThread.ts): how long it waits for another's lock, how much
- * page cache it keeps, and how it reads a run.
+ * page cache it keeps, and how it reads a run. Also the store's query for the
+ * runs changed since a revision, whose plan a test checks (connection.test.ts).
  */
 import type Database from 'better-sqlite3';
 import { RUN_COLUMNS } from '../rows.js';
