@@ -11,13 +11,12 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BENCH_DIR, benchSites, benchStore } from './lib/benchStore.js';
+import { BENCH_DIR, BENCH_NOW, benchSites, benchStore } from './lib/benchStore.js';
 import { CLIENT_CORE, SERVER_CORE } from './lib/httpRun.js';
 import { BIN_ARGS, cpuSeconds, ensureWrk, startPinned } from './lib/proc.js';
 import { hotPaths } from './lib/requests.js';
 import { median, wrk } from './lib/wrk.js';
-import { parseIssue } from '../src/domain/time.js';
-import { openStore } from '../src/store/openStore.js';
+import { demoIssues, RUN_INTERVAL_MS } from '../src/demo/sites.js';
 
 const SITES = Number(process.env.BENCH_LARGE_SITES ?? 10_000);
 /** Windows of load after the last commit: the new hot pages are rendered and kept meanwhile. */
@@ -26,14 +25,14 @@ const AFTER_S = 15;
 ensureWrk();
 const source = await benchStore(SITES, 2);
 const db = join(BENCH_DIR, `delivery-${SITES}.db`);
-for (const suffix of ['', '-wal', '-shm']) rmSync(db + suffix, { force: true });
+const removeCopy = (): void => {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(db + suffix, { force: true });
+};
+removeCopy();
 copyFileSync(source, db);
-// The next run after the newest in the store.
-const probe = await openStore(db);
+// The run after the newest the store holds, on the same schedule.
+const nextIssueMs = demoIssues(BENCH_NOW, 1)[0]! + RUN_INTERVAL_MS;
 const farmIds = benchSites(SITES).map((s) => s.farmId);
-const newest = (await probe.latestIssue(farmIds[0]!))!;
-await probe.close();
-const nextIssueMs = parseIssue(newest)! + 12 * 3_600_000;
 
 const server = await startPinned(SERVER_CORE, process.execPath, [...BIN_ARGS, 'serve', '--workers', '1', '--port', '0', '--db', db]);
 try {
@@ -81,5 +80,5 @@ try {
   console.log(back < 0 ? `after the delivery: not back within a tenth of the steady rate in ${AFTER_S} s` : `after the delivery: back within a tenth of the steady rate in ${back + 1} s`);
 } finally {
   await server.stop();
-  for (const suffix of ['', '-wal', '-shm']) rmSync(db + suffix, { force: true });
+  removeCopy();
 }

@@ -3,13 +3,10 @@
  * site into the store file it is given, one commit per site, as `forecastd ingest` of a delivery does.
  * Usage: node dist/bench/deliveryWriter.js STORE SITES ISSUE_MS
  */
-import { benchSites, BENCH_SEED } from './lib/benchStore.js';
-import { demoSeries } from '../src/demo/weather.js';
-import { formatIssue } from '../src/domain/time.js';
+import { benchRun, benchSites } from './lib/benchStore.js';
 import { openStore } from '../src/store/openStore.js';
 
 const [path, sites, issueMs] = [process.argv[2]!, Number(process.argv[3]), Number(process.argv[4])];
 const store = await openStore(path);
-const issue = formatIssue(issueMs);
-for (const s of benchSites(sites)) await store.putRun({ farmId: s.farmId, issue, series: demoSeries(s, issueMs, BENCH_SEED) });
+for (const s of benchSites(sites)) await store.putRun(benchRun(s, issueMs));
 await store.close();

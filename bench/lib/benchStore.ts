@@ -10,6 +10,7 @@ import { demoSeries } from '../../src/demo/weather.js';
 import { SERIES_FORMAT } from '../../src/domain/codec.js';
 import { formatIssue } from '../../src/domain/time.js';
 import { openStore } from '../../src/store/openStore.js';
+import type { NewRun } from '../../src/store/store.js';
 
 export const BENCH_DIR = join(process.cwd(), 'data', 'bench');
 /** A fixed clock, so that every build holds the same runs. */
@@ -36,6 +37,11 @@ export function benchIssues(runs: number): string[] {
   return demoIssues(BENCH_NOW, runs).map(formatIssue);
 }
 
+/** A bench site's run issued at issueMs, as the stores of the benchmarks hold it. */
+export function benchRun(site: DemoSite, issueMs: number): NewRun {
+  return { farmId: site.farmId, issue: formatIssue(issueMs), series: demoSeries(site, issueMs, BENCH_SEED) };
+}
+
 /** Path of a store of sites x runs, building it when absent. */
 export async function benchStore(sites: number, runs: number, log: (m: string) => void = (m) => process.stderr.write(m + '\n')): Promise<string> {
   mkdirSync(BENCH_DIR, { recursive: true });
@@ -52,7 +58,7 @@ export async function benchStore(sites: number, runs: number, log: (m: string) =
   let done = 0;
   for (const issueMs of issues) {
     for (const s of list) {
-      await store.putRun({ farmId: s.farmId, issue: formatIssue(issueMs), series: demoSeries(s, issueMs, BENCH_SEED) });
+      await store.putRun(benchRun(s, issueMs));
       if (++done % 500 === 0) log(`  built ${done}/${sites * runs} runs (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
     }
   }

@@ -1,7 +1,8 @@
 /** The demo run schedule: two runs a day, issued at 00 and 12 UTC. */
 import { HOUR_MS } from '../domain/time.js';
 
-const RUN_INTERVAL_MS = 12 * HOUR_MS;
+/** The time between two runs of the demo schedule. */
+export const RUN_INTERVAL_MS = 12 * HOUR_MS;
 
 /**
  * Epoch ms of the last `count` runs at 00 or 12 UTC that are at or before

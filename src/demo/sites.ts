@@ -6,7 +6,7 @@
 import { numberText } from '../domain/numberText.js';
 
 // The run schedule travels with the registry: together they say what the demo store holds.
-export { demoIssues } from './issues.js';
+export { demoIssues, RUN_INTERVAL_MS } from './issues.js';
 
 export interface DemoSite {
   farmId: string;
