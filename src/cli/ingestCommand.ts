@@ -25,7 +25,7 @@ export async function ingestCommand(args: string[], input: SettingsInput): Promi
     const { accepted, rejected } = await ingestPaths(store, positionals, (o) => {
       if (o.ok) process.stdout.write(formatAccepted(o.file, o.farmId, o.issue, o.records) + '\n');
       else process.stderr.write(formatFault(o.file, o.fault) + '\n');
-    });
+    }, settings.value('ingest-threads'));
     process.stdout.write(`${accepted} file${accepted === 1 ? '' : 's'} ingested, ${rejected} rejected\n`);
     return rejected > 0 ? 1 : 0;
   } finally {

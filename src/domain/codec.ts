@@ -272,6 +272,31 @@ export function openSeries(blob: Uint8Array): SeriesView {
   return SeriesView.parse(new ByteReader(blob, 1), blob[0]);
 }
 
+/**
+ * A series already encoded by encodeSeries (an ingest thread encodes the runs it reads, see
+ * ingest/fileReaders.ts), with its record count.
+ */
+export interface EncodedSeries {
+  readonly blob: Uint8Array;
+  readonly records: number;
+}
+
+/**
+ * What a store keeps of a new run's series: encoded here, or, when it comes encoded, checked to open with
+ * the record count it claims, so that no store ever holds a blob it cannot read.
+ */
+export function encodedSeries(series: RunSeries | EncodedSeries): EncodedSeries {
+  if (!('blob' in series)) return { blob: encodeSeries(series), records: series.steps.length };
+  let records: number;
+  try {
+    records = openSeries(series.blob).length;
+  } catch (err) {
+    throw new Error(`an encoded series does not open: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (records !== series.records) throw new Error(`an encoded series holds ${records} records, not the ${series.records} it claims`);
+  return series;
+}
+
 /** The whole series, decoded. */
 export function decodeSeries(blob: Uint8Array): RunSeries {
   return openSeries(blob).toSeries();

@@ -334,6 +334,15 @@ const TABLE = {
     arg: 'DURATION',
     help: 'with watch: a file is complete once its size and modification time have not changed for this long',
   }),
+  'ingest-threads': withDefault({
+    kind: integer(0, 64),
+    default: () => availableParallelism(),
+    defaultText: 'number of cores',
+    unit: 'threads',
+    commands: ['ingest'],
+    arg: 'N',
+    help: 'threads reading and encoding run files while the store commits earlier ones, in order; 0: one thread does all',
+  }),
   runs: withDefault({ kind: integer(1, 60), default: 4, unit: 'runs', commands: ['demo'], arg: 'N', help: 'how many runs (the last 00 and 12 UTC runs)' }),
   seed: withDefault({ kind: integer(0, 2 ** 31 - 1), default: 1, commands: ['demo'], arg: 'N', help: 'random seed; the same seed gives the same data' }),
   out: unset({

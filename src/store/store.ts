@@ -64,6 +64,7 @@
  *   recorded only finishes moving the file.
  * - A record takes no revision of its own and is no change for readers.
  */
+import type { EncodedSeries } from '../domain/codec.js';
 import type { RunSeries } from '../domain/run.js';
 import type { SeriesView } from '../domain/seriesView.js';
 
@@ -86,7 +87,8 @@ export interface NewRun {
   readonly farmId: string;
   /** `yyyyMMddHH`, UTC. */
   readonly issue: string;
-  readonly series: RunSeries;
+  /** The series, or its blob as encodeSeries made it (checked to open before it is kept). */
+  readonly series: RunSeries | EncodedSeries;
 }
 
 /** A file of a watched folder as the store records it. */

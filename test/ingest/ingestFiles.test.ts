@@ -88,6 +88,30 @@ test('ingestPaths takes folders recursively, reports each file, and keeps going 
   assert.equal(await store.getRun('WF_C', '2026112100'), undefined);
 });
 
+test('ingestPaths on reading threads commits in file order and reports what ingest on one thread reports', async () => {
+  // Two deliveries of one run in folders a/ and b/: the later in path order must stay.
+  write('WF_A_2026112300.csv', runCsv('2026112300', { value: (k, e) => k + e }), 'order/a');
+  write('WF_A_2026112300.csv', runCsv('2026112300', { value: (k, e) => 2 * k + e }), 'order/b');
+  write('NOPE_2026112200.csv', runCsv('2026112200'), 'order/b');
+  write('WF_C_2026112200.csv', spoiled('2026112200', 7), 'order/c');
+  for (let h = 0; h < 4; h++) write(`PV_B_202611220${h}.csv`, runCsv(`202611220${h}`), 'order/c');
+  const paths = [join(dir, 'order'), join(dir, 'order', 'gone.csv')];
+
+  const threaded: FileOutcome[] = [];
+  assert.deepEqual(await ingestPaths(store, paths, (o) => threaded.push(o), 2), { accepted: 6, rejected: 3 });
+  const run = await store.getRun('WF_A', '2026112300');
+  assert.equal(run!.view.toSeries().columns[1]![100], 201);
+  assert.equal(run!.revision, (threaded.find((o) => o.file.endsWith('b/WF_A_2026112300.csv')) as { revision: number }).revision);
+
+  const inline: FileOutcome[] = [];
+  assert.deepEqual(await ingestPaths(store, paths, (o) => inline.push(o), 0), { accepted: 6, rejected: 3 });
+  const shape = (os: FileOutcome[]) => os.map((o) => (o.ok ? [o.file, o.farmId, o.issue, o.records] : [o.file, o.fault]));
+  assert.deepEqual(shape(threaded), shape(inline));
+  const files = threaded.map((o) => o.file);
+  assert.deepEqual(files.slice(0, 1), [join(dir, 'order', 'gone.csv')]);
+  assert.deepEqual(files.slice(1), [...files.slice(1)].sort());
+});
+
 test('expandPaths lists *.csv files sorted and reports missing paths', async () => {
   const { files, missing } = await expandPaths([join(dir, 'batch'), join(dir, 'nothing-here')]);
   assert.deepEqual(files, [

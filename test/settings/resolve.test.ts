@@ -220,7 +220,7 @@ describe('resolveSettings: what it ignores', () => {
     const files = { './forecastd.config.json': JSON.stringify({ port: 'not checked by ingest', runs: 3, db: 'x.db' }) };
     const s = resolveSettings('ingest', [], input({}, files), { positionals: true });
     assert.equal(s.value('db'), 'x.db');
-    assert.deepEqual([...s.settings.keys()], ['config', 'db', 'watch', 'settle']);
+    assert.deepEqual([...s.settings.keys()], ['config', 'db', 'watch', 'settle', 'ingest-threads']);
     // serve takes port, and refuses it.
     fails(() => resolveSettings('serve', [], input({}, files)), /^setting port from file/);
   });

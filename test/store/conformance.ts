@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { encodeSeries } from '../../src/domain/codec.js';
 import { ELEMENT_COUNT } from '../../src/domain/elements.js';
 import { emptySeries, type RunSeries } from '../../src/domain/run.js';
 import { hashKey, mintKey } from '../../src/access/keyHash.js';
@@ -172,6 +173,24 @@ export function storeConformance(adapter: string, open: () => Promise<StoreHarne
       assert.ok(p.revision > old!.revision);
       const got = await store.getRun('A1', '2026112000');
       assertSameSeries(got!.view.toSeries(), s2);
+    });
+
+    test('putRun takes a series encoded beforehand as it takes the series, and refuses a blob that does not open', async () => {
+      // On the run the test before wrote, which is put back as it was: the tests after it count runs.
+      const kept = (await store.getRun('A1', '2026112000'))!.view.toSeries();
+      const s = series([0, 1, 2, 96, 97, 1440], 5);
+      const p = await store.putRun({ farmId: 'A1', issue: '2026112000', series: { blob: encodeSeries(s), records: 6 } });
+      const got = await store.getRun('A1', '2026112000');
+      assert.equal(got!.revision, p.revision);
+      assertSameSeries(got!.view.toSeries(), s);
+
+      const blob = encodeSeries(series([0, 1], 6));
+      await assert.rejects(store.putRun({ farmId: 'A1', issue: '2026112000', series: { blob, records: 3 } }), /holds 2 records, not the 3/);
+      await assert.rejects(store.putRun({ farmId: 'A1', issue: '2026112000', series: { blob: blob.subarray(0, 9), records: 2 } }), /does not open/);
+      const after = await store.getRun('A1', '2026112000');
+      assert.equal(after!.revision, p.revision);
+      assertSameSeries(after!.view.toSeries(), s);
+      await store.putRun({ farmId: 'A1', issue: '2026112000', series: kept });
     });
 
     test('latestIssue and listIssues: newest first, farms counted per run, filter by farm', async () => {

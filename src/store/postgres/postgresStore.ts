@@ -15,7 +15,7 @@
  *   pools and the listener reconnect by themselves.
  */
 import pg from 'pg';
-import { encodeSeries, openSeries } from '../../domain/codec.js';
+import { encodedSeries, openSeries } from '../../domain/codec.js';
 import {
   KeyNameTakenError,
   StoreUnavailableError,
@@ -560,7 +560,8 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
     async putRun(run, options): Promise<Publication> {
       const file = options?.file;
       if (file !== undefined) checkFileRecord(file);
-      return publish(run.farmId, run.issue, encodeSeries(run.series), run.series.steps.length, Date.now(), true, file);
+      const { blob, records } = encodedSeries(run.series);
+      return publish(run.farmId, run.issue, blob, records, Date.now(), true, file);
     },
 
     // Not a change readers need: no revision, no NOTIFY, no move of this handle's token.

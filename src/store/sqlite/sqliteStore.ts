@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { encodeSeries, openSeries } from '../../domain/codec.js';
+import { encodedSeries, openSeries } from '../../domain/codec.js';
 import {
   KeyNameTakenError,
   UnknownFarmError,
@@ -518,11 +518,11 @@ export function openSqliteStore(path: string): Store {
     async putRun(run, options) {
       const file = options?.file;
       if (file !== undefined) checkFileRecord(file);
-      const blob = encodeSeries(run.series);
+      const { blob, records } = encodedSeries(run.series);
       const pub =
         file === undefined
-          ? putRun.immediate(run.farmId, run.issue, blob, run.series.steps.length, Date.now(), true)
-          : putRunWithFile.immediate(run.farmId, run.issue, blob, run.series.steps.length, Date.now(), file);
+          ? putRun.immediate(run.farmId, run.issue, blob, records, Date.now(), true)
+          : putRunWithFile.immediate(run.farmId, run.issue, blob, records, Date.now(), file);
       committed();
       return pub;
     },

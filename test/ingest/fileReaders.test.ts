@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { decodeSeries } from '../../src/domain/codec.js';
+import { FileReaders } from '../../src/ingest/fileReaders.js';
+import { prepareRunFile } from '../../src/ingest/preparedFile.js';
+import { cellValue, runCsv } from '../helpers/fixtures.js';
+
+let dir: string;
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'forecastd-readers-'));
+});
+after(() => rm(dir, { recursive: true, force: true }));
+
+function write(name: string, text: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+test('a file prepared on a thread is read, validated and encoded exactly as on the calling thread', async () => {
+  const good = write('WF_A_2026112000.csv', runCsv('2026112000'));
+  const readers = new FileReaders(1);
+  try {
+    const p = await readers.prepare(good);
+    assert.ok(p.ok);
+    assert.deepEqual([p.farmId, p.issue, p.series.records], ['WF_A', '2026112000', 1441]);
+    const series = decodeSeries(p.series.blob);
+    assert.equal(series.columns[4]![700], cellValue('2026112000', 700, 4));
+    assert.deepEqual(p, prepareRunFile(good));
+  } finally {
+    await readers.close();
+  }
+});
+
+test('a fault of a file comes back as its fault, naming line and column, and an unreadable file as a whole', async () => {
+  const lines = runCsv('2026112006').split('\n');
+  lines[9] = lines[9]!.replace(/,[^,]*$/, ',oops');
+  const bad = write('WF_A_2026112006.csv', lines.join('\n'));
+  const folder = join(dir, 'WF_A_2026112012.csv');
+  mkdirSync(folder);
+  const readers = new FileReaders(2);
+  try {
+    const [b, f] = await Promise.all([readers.prepare(bad), readers.prepare(folder)]);
+    assert.deepEqual(b, prepareRunFile(bad));
+    assert.deepEqual(!b.ok && [b.fault.line, b.fault.column], [10, 16]);
+    assert.deepEqual(f, { ok: false, fault: { line: 0, column: 0, message: 'cannot read file (EISDIR)' } });
+  } finally {
+    await readers.close();
+  }
+});
+
+test('many files at once over several threads: each answer is its own file', async () => {
+  const files: string[] = [];
+  for (let h = 0; h < 12; h++) {
+    const issue = `202611${String(20 + Math.floor(h / 4)).padStart(2, '0')}${String((h % 4) * 6).padStart(2, '0')}`;
+    files.push(write(`PV_B_${issue}.csv`, runCsv(issue, { steps: [0, h + 1, 2 * h + 2] })));
+  }
+  const readers = new FileReaders(3);
+  try {
+    const prepared = await Promise.all(files.map((f) => readers.prepare(f)));
+    assert.deepEqual(prepared, files.map(prepareRunFile));
+    assert.deepEqual(
+      prepared.map((p) => p.ok && p.issue),
+      files.map((f) => f.slice(-14, -4)),
+    );
+  } finally {
+    await readers.close();
+  }
+});
+
+test('once closed, files in hand and new ones fail with a message, and nothing is left running', async () => {
+  const good = write('WF_A_2026112018.csv', runCsv('2026112018'));
+  const readers = new FileReaders(1);
+  const inHand = assert.rejects(readers.prepare(good), /file reading threads are closed/);
+  await readers.close();
+  await inHand;
+  await assert.rejects(readers.prepare(good), /file reading threads are closed/);
+});
