@@ -1,10 +1,12 @@
 /**
  * npm run bench:ingest: 1,000 site files of a full 1,441-row run ingested from
  * disk into a fresh store by the real command line, against reading and
- * splitting the same files in Node without validating or storing them.
+ * splitting the same files in Node without validating or storing them, and
+ * against the same ingest on one thread (--ingest-threads 0).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { csvFileName, renderCsv } from '../src/domain/csvFormat.js';
@@ -45,21 +47,32 @@ function timed(args: string[]): number {
 }
 
 const ingest: number[] = [];
+const oneThread: number[] = [];
 const split: number[] = [];
-for (let round = 1; round <= ROUNDS; round++) {
+/** A fresh store holding the sites, then the files through `forecastd ingest` with these options. */
+function ingestFresh(options: string[]): number {
   const db = join(dir, 'store.db');
   for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
   timed([...BIN_ARGS, 'farms', 'import', join(dir, 'farms.csv'), '--db', db]);
+  return timed([...BIN_ARGS, 'ingest', runsDir, '--db', db, ...options]);
+}
+for (let round = 1; round <= ROUNDS; round++) {
   split.push(timed([SPLIT, runsDir]));
-  ingest.push(timed([...BIN_ARGS, 'ingest', runsDir, '--db', db]));
-  process.stderr.write(`round ${round}: ingest ${ingest.at(-1)!.toFixed(2)} s, read+split ${split.at(-1)!.toFixed(2)} s\n`);
+  ingest.push(ingestFresh([]));
+  oneThread.push(ingestFresh(['--ingest-threads', '0']));
+  process.stderr.write(
+    `round ${round}: ingest ${ingest.at(-1)!.toFixed(2)} s, on one thread ${oneThread.at(-1)!.toFixed(2)} s, read+split ${split.at(-1)!.toFixed(2)} s\n`,
+  );
 }
 const ing = median(ingest);
+const one = median(oneThread);
 const spl = median(split);
+const threads = availableParallelism();
 console.log(`forecastd ingest benchmark: ${FILES} files x 1441 rows, ${(bytes / 1e6).toFixed(1)} MB, ${ROUNDS} rounds (medians)`);
-console.log(`forecastd ingest        ${ing.toFixed(2)} s  ${(bytes / 1e6 / ing).toFixed(1)} MB/s`);
+console.log(`forecastd ingest        ${ing.toFixed(2)} s  ${(bytes / 1e6 / ing).toFixed(1)} MB/s  (${threads} reading threads, the default here)`);
+console.log(`  on one thread         ${one.toFixed(2)} s  ${(bytes / 1e6 / one).toFixed(1)} MB/s  (--ingest-threads 0)`);
 console.log(`read + split (Node)     ${spl.toFixed(2)} s  ${(bytes / 1e6 / spl).toFixed(1)} MB/s`);
-console.log(`ratio ingest / split    ${(ing / spl).toFixed(2)}`);
+console.log(`ratio ingest / split    ${(ing / spl).toFixed(2)}; one thread / split ${(one / spl).toFixed(2)}`);
 
 // The demo generator (what `forecastd demo` and `npm start` run): its 24 sites x 4 runs, against rendering
 // the same series as CSV files in the same process.

@@ -26,7 +26,7 @@ export interface WatchHandlers {
 }
 
 export function runWatch(store: Store, w: WatchSettings, handlers: WatchHandlers): Promise<Watcher> {
-  return watchFolder(store, { dir: w.dir, settleMs: w.settleMs, ...handlers });
+  return watchFolder(store, { dir: w.dir, settleMs: w.settleMs, threads: w.threads, ...handlers });
 }
 
 /** What the watcher logs through: a pino logger, or jsonLinesLog where there is none. */

@@ -13,7 +13,7 @@ port.on('message', (job: FileJob) => {
   let reply: FileReply;
   const transfer: ArrayBuffer[] = [];
   try {
-    const prepared = prepareRunFile(job.file);
+    const prepared = prepareRunFile(job.file, job.options);
     if (prepared.ok) {
       const blob = prepared.series.blob;
       if (blob.byteOffset === 0 && blob.buffer.byteLength === blob.length) transfer.push(blob.buffer as ArrayBuffer);

@@ -10,12 +10,13 @@
  * before: a file is still taken whole or not at all.
  */
 import { Worker } from 'node:worker_threads';
-import type { PreparedFile } from './preparedFile.js';
+import type { PrepareOptions, PreparedFile } from './preparedFile.js';
 
 /** What a thread is sent. */
 export interface FileJob {
   readonly id: number;
   readonly file: string;
+  readonly options: PrepareOptions;
 }
 
 /** What a thread answers: the prepared file, or why preparing it failed (not a fault of the file: a bug). */
@@ -41,6 +42,7 @@ export class FileReaders {
   constructor(threads: number) {
     for (let i = 0; i < threads; i++) {
       const worker = new Worker(new URL('./fileReaderThread.js', import.meta.url));
+      worker.unref();
       const lane: Lane = { worker, outstanding: 0 };
       worker.on('message', (reply: FileReply) => this.received(lane, reply));
       worker.on('error', (err: unknown) => this.fail(new Error(`a file reading thread failed: ${err instanceof Error ? err.message : String(err)}`)));
@@ -50,7 +52,7 @@ export class FileReaders {
   }
 
   /** Prepares a file on the thread with the fewest files in hand. */
-  prepare(file: string): Promise<PreparedFile> {
+  prepare(file: string, options: PrepareOptions = {}): Promise<PreparedFile> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     let lane = this.lanes[0]!;
     for (const l of this.lanes) if (l.outstanding < lane.outstanding) lane = l;
@@ -58,7 +60,9 @@ export class FileReaders {
     return new Promise((resolve, reject) => {
       this.jobs.set(id, { resolve, reject });
       lane.outstanding++;
-      lane.worker.postMessage({ id, file } satisfies FileJob);
+      // Only while files are in hand does a thread keep the process alive (a watcher's stay while it waits).
+      if (lane.outstanding === 1) lane.worker.ref();
+      lane.worker.postMessage({ id, file, options } satisfies FileJob);
     });
   }
 
@@ -66,7 +70,7 @@ export class FileReaders {
     const job = this.jobs.get(reply.id);
     if (job === undefined) return;
     this.jobs.delete(reply.id);
-    lane.outstanding--;
+    if (--lane.outstanding === 0) lane.worker.unref();
     if ('error' in reply) job.reject(new Error(reply.error));
     else job.resolve(reply.prepared);
   }

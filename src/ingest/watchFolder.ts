@@ -17,14 +17,15 @@
  * The folder is scanned at start and every scan interval (a folder event only
  * brings the next scan forward: events are lost on network file systems).
  */
-import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
-import { readdir, readFile, rename, stat } from 'node:fs/promises';
+import { readdir, rename, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ClaimRecordedError, UnknownFarmError, type FileRecord, type IngestedFile, type Store } from '../store/store.js';
-import { FaultError, formatFault, unreadable, type Fault } from './fault.js';
+import { formatFault, type Fault } from './fault.js';
+import { FileReaders } from './fileReaders.js';
 import { formatAccepted } from './ingestFiles.js';
-import { parseRunFileName, readRunCsv } from './runCsv.js';
+import { prepareRunFile, type PrepareOptions, type PreparedFile } from './preparedFile.js';
+import { parseRunFileName } from './runCsv.js';
 import { baseName, claimName, parseClaimName, watchLayout } from './watchClaims.js';
 import { Owner, Peers } from './watchOwners.js';
 import { placeClaim } from './watchPlace.js';
@@ -43,6 +44,8 @@ export interface WatchOptions {
   readonly leaseMs?: number;
   /** Each file taken or rejected by this watcher, once it is in its place. */
   readonly onOutcome?: (o: WatchOutcome) => void;
+  /** Threads that read, check and encode the files taken (FileReaders); 0 or absent: on the watcher's own. */
+  readonly threads?: number;
   /** A failure that the watcher survives (the store unreachable, a file it cannot move); it tries again later. */
   readonly onError?: (err: unknown) => void;
 }
@@ -116,6 +119,9 @@ export async function watchFolder(store: Store, options: WatchOptions): Promise<
     hint = undefined; // no events here: the scans alone find files
   }
   const heartbeat = setInterval(() => void owner.beat().catch(report), o.heartbeatMs);
+  const readers = o.threads !== undefined && o.threads > 0 ? new FileReaders(o.threads) : undefined;
+  const prepare = (file: string, options: PrepareOptions): Promise<PreparedFile> =>
+    readers !== undefined ? readers.prepare(file, options) : Promise.resolve(prepareRunFile(file, options));
 
   /** Ingests and records a claim: the record (ours, or one made meanwhile); undefined when the claim went. */
   async function ingestClaim(claimPath: string, name: string, path: string, seenMtimeMs?: number): Promise<Recorded | undefined> {
@@ -127,41 +133,28 @@ export async function watchFolder(store: Store, options: WatchOptions): Promise<
       throw err;
     }
     // A file that cannot be read is rejected, as ingest rejects it (its record holds the hash of nothing).
-    let bytes = Buffer.alloc(0);
-    let unreadableFault: Fault | undefined;
-    try {
-      bytes = await readFile(claimPath);
-    } catch (err) {
-      if (errno(err) === 'ENOENT') return undefined;
-      unreadableFault = unreadable(err);
-    }
+    const prepared = await prepare(claimPath, { name: baseName(path), facts: true });
+    if (!prepared.ok && prepared.code === 'ENOENT') return undefined;
     const file = display(path);
     const base = baseName(path);
-    const record = {
-      claim: name,
-      path,
-      size: bytes.length,
-      mtimeMs: Math.trunc(mtimeMs),
-      sha256: createHash('sha256').update(bytes).digest('hex'),
-    };
+    const record = { claim: name, path, size: prepared.facts!.size, mtimeMs: Math.trunc(mtimeMs), sha256: prepared.facts!.sha256 };
     let fault: Fault;
-    try {
-      if (unreadableFault !== undefined) throw new FaultError(unreadableFault);
-      const run = readRunCsv(base, bytes);
-      const records = run.series.steps.length;
-      const line = formatAccepted(file, run.farmId, run.issue, records);
-      const taken: FileRecord = { ...record, message: line, farmId: run.farmId, issue: run.issue };
-      const pub = await store.putRun({ farmId: run.farmId, issue: run.issue, series: run.series }, { file: taken });
-      return {
-        rec: { result: 'taken', at: pub.publishedAt, path, message: line },
-        outcome: { ok: true, file, farmId: run.farmId, issue: run.issue, records, line },
-      };
-    } catch (err) {
-      if (err instanceof ClaimRecordedError) return recorded(name);
-      if (err instanceof FaultError) fault = err.fault;
-      else if (err instanceof UnknownFarmError) fault = { line: 0, column: 0, message: err.message };
-      else throw err;
-    }
+    if (prepared.ok) {
+      const { farmId, issue, series } = prepared;
+      const line = formatAccepted(file, farmId, issue, series.records);
+      const taken: FileRecord = { ...record, message: line, farmId, issue };
+      try {
+        const pub = await store.putRun({ farmId, issue, series }, { file: taken });
+        return {
+          rec: { result: 'taken', at: pub.publishedAt, path, message: line },
+          outcome: { ok: true, file, farmId, issue, records: series.records, line },
+        };
+      } catch (err) {
+        if (err instanceof ClaimRecordedError) return recorded(name);
+        if (!(err instanceof UnknownFarmError)) throw err;
+        fault = { line: 0, column: 0, message: err.message };
+      }
+    } else fault = prepared.fault;
     const line = formatFault(file, fault);
     let names: { farmId: string | null; issue: string | null } = { farmId: null, issue: null };
     try {
@@ -313,6 +306,7 @@ export async function watchFolder(store: Store, options: WatchOptions): Promise<
     } finally {
       clearInterval(heartbeat);
       hint?.close();
+      await readers?.close();
       await owner.release().catch(report);
     }
   })();

@@ -46,12 +46,13 @@ export interface EventOptions {
 export interface WatchSettings {
   readonly dir: string;
   readonly settleMs: number;
+  readonly threads: number;
 }
 
 /** The folder to watch, if any (serve and ingest). */
 export function watchSettings(s: Resolved): WatchSettings | undefined {
   const dir = s.value('watch');
-  return dir === undefined ? undefined : { dir, settleMs: s.value('settle') };
+  return dir === undefined ? undefined : { dir, settleMs: s.value('settle'), threads: s.value('ingest-threads') };
 }
 
 export interface ServeOptions {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -47,7 +48,30 @@ test('a fault of a file comes back as its fault, naming line and column, and an 
     const [b, f] = await Promise.all([readers.prepare(bad), readers.prepare(folder)]);
     assert.deepEqual(b, prepareRunFile(bad));
     assert.deepEqual(!b.ok && [b.fault.line, b.fault.column], [10, 16]);
-    assert.deepEqual(f, { ok: false, fault: { line: 0, column: 0, message: 'cannot read file (EISDIR)' } });
+    assert.deepEqual(f, { ok: false, fault: { line: 0, column: 0, message: 'cannot read file (EISDIR)' }, code: 'EISDIR' });
+  } finally {
+    await readers.close();
+  }
+});
+
+test('a file delivered under another name is checked against that name, and its size and SHA-256 come back too', async () => {
+  const text = runCsv('2026112100');
+  const claim = write('claim-7f3a.csv', text);
+  const readers = new FileReaders(1);
+  try {
+    const p = await readers.prepare(claim, { name: 'WF_C_2026112100.csv', facts: true });
+    assert.deepEqual(p.ok && [p.farmId, p.issue], ['WF_C', '2026112100']);
+    assert.deepEqual(p.facts, { size: Buffer.byteLength(text), sha256: createHash('sha256').update(text).digest('hex') });
+    const wrong = await readers.prepare(claim, { name: 'WF_C_2026112112.csv' });
+    assert.equal(wrong.ok, false);
+    assert.equal(wrong.facts, undefined);
+    const gone = await readers.prepare(join(dir, 'gone.csv'), { facts: true });
+    assert.deepEqual(gone, {
+      ok: false,
+      fault: { line: 0, column: 0, message: 'cannot read file (ENOENT)' },
+      code: 'ENOENT',
+      facts: { size: 0, sha256: createHash('sha256').digest('hex') },
+    });
   } finally {
     await readers.close();
   }
@@ -62,7 +86,7 @@ test('many files at once over several threads: each answer is its own file', asy
   const readers = new FileReaders(3);
   try {
     const prepared = await Promise.all(files.map((f) => readers.prepare(f)));
-    assert.deepEqual(prepared, files.map(prepareRunFile));
+    assert.deepEqual(prepared, files.map((f) => prepareRunFile(f)));
     assert.deepEqual(
       prepared.map((p) => p.ok && p.issue),
       files.map((f) => f.slice(-14, -4)),

@@ -25,13 +25,20 @@ before(async () => {
 after(() => cleanup());
 
 /** A fresh watched folder with a watcher on it, and what it reported. */
-async function watched(o: { settleMs?: number } = {}): Promise<{ root: string; w: Watcher; outcomes: WatchOutcome[]; errors: unknown[]; done: () => Promise<void> }> {
+async function watched(o: { settleMs?: number; threads?: number } = {}): Promise<{ root: string; w: Watcher; outcomes: WatchOutcome[]; errors: unknown[]; done: () => Promise<void> }> {
   const t = tempDir();
   const root = join(t.dir, 'drop');
   mkdirSync(root);
   const outcomes: WatchOutcome[] = [];
   const errors: unknown[] = [];
-  const w = await watchFolder(store, { dir: root, settleMs: o.settleMs ?? SETTLE, scanMs: 100, onOutcome: (x) => outcomes.push(x), onError: (e) => errors.push(e) });
+  const w = await watchFolder(store, {
+    dir: root,
+    settleMs: o.settleMs ?? SETTLE,
+    scanMs: 100,
+    threads: o.threads,
+    onOutcome: (x) => outcomes.push(x),
+    onError: (e) => errors.push(e),
+  });
   return {
     root,
     w,
@@ -106,8 +113,8 @@ describe('watch folder', () => {
     }
   });
 
-  test('500 files dropped at once, some bad, in subfolders: each ends in done/ or rejected/ once and the store holds what was taken', async () => {
-    const h = await watched();
+  test('500 files dropped at once, some bad, in subfolders, read on two threads: each ends in done/ or rejected/ once and the store holds what was taken', async () => {
+    const h = await watched({ threads: 2 });
     try {
       const issues = ['2026110200', '2026110212', '2026110300', '2026110312', '2026110400', '2026110412', '2026110500', '2026110512', '2026110600', '2026110612'];
       const files = new Map<string, { text: string; bad: boolean; farmId: string; issue: string }>();
