@@ -37,7 +37,7 @@
  * and format 1 (plain float64 columns) are still read.
  */
 import { ELEMENT_COUNT } from './elements.js';
-import { emptySeries, type RunSeries } from './run.js';
+import { emptySeries, MAX_STEP, type RunSeries } from './run.js';
 import {
   SeriesView,
   CHUNK,
@@ -95,10 +95,14 @@ function columnScale(col: Float64Array): number {
   return d;
 }
 
+/** The encoder's buffers, reused (encoding is synchronous; the blob is copied out of them). */
+const WRITER = new ByteWriter(64 + (MAX_STEP + 1) * 24);
+const DATA = new ByteWriter((MAX_STEP + 1) * 20);
+
 export function encodeSeries(series: RunSeries): Uint8Array {
   const n = series.steps.length;
   const chunks = Math.ceil(n / CHUNK);
-  const w = new ByteWriter(64 + n * 24);
+  const w = WRITER.reset();
   w.byte(SERIES_FORMAT);
   w.varint(n);
   const steps = series.steps;
@@ -135,7 +139,7 @@ export function encodeSeries(series: RunSeries): Uint8Array {
   for (const b of bitmaps) w.bytes(b);
 
   // Chunk data is written to a second buffer first, since the lengths come before it.
-  const data = new ByteWriter(n * 20);
+  const data = DATA.reset();
   const lengths: number[] = [];
   const raw = new DataView(new ArrayBuffer(8));
   const rawBytes = new Uint8Array(raw.buffer);

@@ -26,8 +26,11 @@ const NINE = 57;
 const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
 const MAX_ROWS = MAX_STEP + 1;
 
-/** The series of a canonical file, or null when the file is anything else (valid or not). */
-export function readCanonicalRun(bytes: Uint8Array, issueMs: number): RunSeries | null {
+/**
+ * The series of a canonical file, or null when the file is anything else (valid or not). With `scratch`
+ * (a series of MAX_STEP + 1 records) the series is read into it and lies there until its next use.
+ */
+export function readCanonicalRun(bytes: Uint8Array, issueMs: number, scratch?: RunSeries): RunSeries | null {
   const n = bytes.length;
   let pos = n >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   const headerEnd = bytes.indexOf(LF, pos);
@@ -38,7 +41,8 @@ export function readCanonicalRun(bytes: Uint8Array, issueMs: number): RunSeries 
 
   const dates = gridBytes(issueMs);
   const text = new DataView(bytes.buffer, bytes.byteOffset, n);
-  const full = emptySeries(MAX_ROWS);
+  // Every row writes its step and all fifteen columns (the header names each), so a scratch needs no clearing.
+  const full = scratch ?? emptySeries(MAX_ROWS);
   const columns = columnOf.map((e) => full.columns[e]!);
   let r = 0;
   let prevStep = -1;
@@ -62,6 +66,7 @@ export function readCanonicalRun(bytes: Uint8Array, issueMs: number): RunSeries 
   }
   if (r === 0) return null;
   if (r === MAX_ROWS) return full;
+  if (scratch !== undefined) return { steps: full.steps.subarray(0, r), columns: full.columns.map((c) => c.subarray(0, r)) };
   return { steps: full.steps.slice(0, r), columns: full.columns.map((c) => c.slice(0, r)) };
 }
 

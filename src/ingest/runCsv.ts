@@ -40,11 +40,11 @@ export function parseRunFileName(baseName: string): { farmId: string; issue: str
 /**
  * Reads one run file; throws a FaultError (line, column, message) at the first fault.
  * A canonical file is read from its bytes (canonicalRun.ts); any other, valid or not,
- * by the line reader below, which also names the first fault.
+ * by the line reader below, which also names the first fault. `scratch`: see readCanonicalRun.
  */
-export function readRunCsv(baseName: string, bytes: Uint8Array): ValidatedRun {
+export function readRunCsv(baseName: string, bytes: Uint8Array, scratch?: RunSeries): ValidatedRun {
   const { farmId, issue, issueMs } = parseRunFileName(baseName);
-  const series = readCanonicalRun(bytes, issueMs) ?? readRunLines(bytes, issue, issueMs);
+  const series = readCanonicalRun(bytes, issueMs, scratch) ?? readRunLines(bytes, issue, issueMs);
   return { farmId, issue, issueMs, series };
 }
 
