@@ -14,3 +14,9 @@ export const DEFAULT_RANGE = Object.freeze({ lonMin: 70, latMin: 0, lonMax: 140,
 
 /** farm_id: 1-64 characters of A-Z a-z 0-9 _ - . */
 export const FARM_ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/**
+ * The largest run file ingest reads, bytes. A run of 1,441 records is under 1 MB even with long values;
+ * a larger file is no run file, and is rejected before it is read into memory.
+ */
+export const MAX_RUN_FILE_BYTES = 16 * 1024 * 1024;

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { decodeSeries } from '../../src/domain/codec.js';
+import { MAX_RUN_FILE_BYTES } from '../../src/domain/limits.js';
 import { FileReaders } from '../../src/ingest/fileReaders.js';
 import { prepareRunFile } from '../../src/ingest/preparedFile.js';
 import { cellValue, runCsv } from '../helpers/fixtures.js';
@@ -75,6 +76,26 @@ test('a file delivered under another name is checked against that name, and its 
   } finally {
     await readers.close();
   }
+});
+
+test('a file too large to be a run file is rejected as a whole without being read into memory, its size and hash still known', async () => {
+  const big = join(dir, 'WF_A_2026112200.csv');
+  writeFileSync(big, runCsv('2026112200'));
+  truncateSync(big, MAX_RUN_FILE_BYTES + 1);
+  const fault = { line: 0, column: 0, message: `file is ${MAX_RUN_FILE_BYTES + 1} bytes; a run file is at most ${MAX_RUN_FILE_BYTES} bytes` };
+  assert.deepEqual(prepareRunFile(big), { ok: false, fault });
+  const readers = new FileReaders(1);
+  try {
+    const p = await readers.prepare(big, { facts: true });
+    assert.deepEqual(p, { ok: false, fault, facts: { size: MAX_RUN_FILE_BYTES + 1, sha256: createHash('sha256').update(readFileSync(big)).digest('hex') } });
+  } finally {
+    await readers.close();
+  }
+  // Exactly at the limit it is read, and judged on its content.
+  truncateSync(big, MAX_RUN_FILE_BYTES);
+  const atLimit = prepareRunFile(big);
+  assert.equal(atLimit.ok, false);
+  assert.doesNotMatch(!atLimit.ok ? atLimit.fault.message : '', /bytes; a run file/);
 });
 
 test('many files at once over several threads: each answer is its own file', async () => {
