@@ -3,7 +3,7 @@
  * ingest that needs no store, so that it can run on threads of its own
  * (fileReaders.ts) while the store commits the files before it.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { createHash, type Hash } from 'node:crypto';
 import { basename } from 'node:path';
 import { encodeSeries, type EncodedSeries } from '../domain/codec.js';
@@ -17,8 +17,8 @@ let scratch = Buffer.allocUnsafeSlow(256 * 1024);
 /** Files larger than this are read into memory of their own, so that one odd file does not stay resident. */
 const SCRATCH_MAX = 4 * 1024 * 1024;
 
-/** A file read whole, or the size (and, when asked, SHA-256) of one too large to be a run file. */
-type Whole = { readonly bytes: Uint8Array } | { readonly tooLarge: FileFacts };
+/** A file read whole, the size (and, when asked, SHA-256) of one too large to be a run file, or neither. */
+type Whole = { readonly bytes: Uint8Array } | { readonly tooLarge: FileFacts } | { readonly notAFile: true };
 
 /**
  * The whole file, in memory valid until the next call. A fresh buffer per file (readFileSync) cost a page
@@ -26,10 +26,15 @@ type Whole = { readonly bytes: Uint8Array } | { readonly tooLarge: FileFacts };
  * freed memory goes back to the system sooner (docs/performance.md).
  */
 function readWhole(file: string, hash: boolean): Whole {
-  const fd = openSync(file, 'r');
+  // Without blocking: opening a named pipe would otherwise wait for a writer.
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     let buf = scratch;
-    const size = fstatSync(fd).size;
+    const st = fstatSync(fd);
+    // A device or a pipe has no end to read to (/dev/zero), or waits for a writer. (Reading a folder fails
+    // with EISDIR, reported as an unreadable file.)
+    if (!st.isFile() && !st.isDirectory()) return { notAFile: true };
+    const size = st.size;
     if (size > MAX_RUN_FILE_BYTES) return { tooLarge: hash ? measureRest(fd, createHash('sha256'), 0) : { size, sha256: '' } };
     if (size >= buf.length) buf = Buffer.allocUnsafeSlow(size + 1);
     let n = 0;
@@ -94,6 +99,9 @@ export function prepareRunFile(file: string, options: PrepareOptions = {}): Prep
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     return { ok: false, fault: unreadable(err), ...(code !== undefined && { code }), ...(options.facts && { facts: factsOf(new Uint8Array(0)) }) };
+  }
+  if ('notAFile' in whole) {
+    return { ok: false, fault: { line: 0, column: 0, message: 'not a regular file' }, ...(options.facts && { facts: factsOf(new Uint8Array(0)) }) };
   }
   if ('tooLarge' in whole) {
     const message = `file is ${whole.tooLarge.size} bytes; a run file is at most ${MAX_RUN_FILE_BYTES} bytes`;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -96,6 +97,20 @@ test('a file too large to be a run file is rejected as a whole without being rea
   const atLimit = prepareRunFile(big);
   assert.equal(atLimit.ok, false);
   assert.doesNotMatch(!atLimit.ok ? atLimit.fault.message : '', /bytes; a run file/);
+});
+
+test('a device or a named pipe is rejected as no regular file, without reading or waiting', async () => {
+  const pipe = join(dir, 'WF_A_2026112206.csv');
+  execFileSync('mkfifo', [pipe]);
+  const fault = { line: 0, column: 0, message: 'not a regular file' };
+  assert.deepEqual(prepareRunFile('/dev/zero'), { ok: false, fault });
+  assert.deepEqual(prepareRunFile(pipe), { ok: false, fault });
+  const readers = new FileReaders(1);
+  try {
+    assert.deepEqual(await readers.prepare(pipe, { facts: true }), { ok: false, fault, facts: { size: 0, sha256: createHash('sha256').digest('hex') } });
+  } finally {
+    await readers.close();
+  }
 });
 
 test('many files at once over several threads: each answer is its own file', async () => {
