@@ -20,3 +20,6 @@ export const FARM_ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
  * a larger file is no run file, and is rejected before it is read into memory.
  */
 export const MAX_RUN_FILE_BYTES = 16 * 1024 * 1024;
+
+/** The largest farm registry file `farms import` reads, bytes: some hundred thousand sites. */
+export const MAX_FARMS_FILE_BYTES = 64 * 1024 * 1024;

@@ -2,10 +2,12 @@
  * Ingest: CSV files -> validated runs -> store. Each file is taken whole or not
  * at all; a rejected file does not stop the others.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
+import { MAX_FARMS_FILE_BYTES } from '../domain/limits.js';
 import { join } from 'node:path';
 import { UnknownFarmError, type Store } from '../store/store.js';
 import { FaultError, unreadable, type Fault } from './fault.js';
+import { readFileBytes, type FileBytes } from './fileBytes.js';
 import { FileReaders } from './fileReaders.js';
 import { prepareRunFile, type PreparedFile } from './preparedFile.js';
 import { readFarmsCsv } from './farmsCsv.js';
@@ -119,14 +121,19 @@ export async function ingestPaths(
 
 /** Reads a farm registry file and registers or updates its sites, all or none. */
 export async function importFarmsFile(store: Store, file: string): Promise<{ ok: true; farms: number } | { ok: false; fault: Fault }> {
-  let bytes: Buffer;
+  let read: FileBytes;
   try {
-    bytes = await readFile(file);
+    read = readFileBytes(file, MAX_FARMS_FILE_BYTES, false);
   } catch (err) {
     return { ok: false, fault: unreadable(err) };
   }
+  if ('notAFile' in read) return { ok: false, fault: { line: 0, column: 0, message: 'not a regular file' } };
+  if ('tooLarge' in read) {
+    return { ok: false, fault: { line: 0, column: 0, message: `file is ${read.tooLarge.size} bytes; a farm registry is at most ${MAX_FARMS_FILE_BYTES} bytes` } };
+  }
   try {
-    const farms = readFarmsCsv(bytes);
+    // Read before the store is awaited: the bytes lie in memory the next read reuses.
+    const farms = readFarmsCsv(read.bytes);
     await store.upsertFarms(farms);
     return { ok: true, farms: farms.length };
   } catch (err) {

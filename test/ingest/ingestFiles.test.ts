@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { MAX_FARMS_FILE_BYTES } from '../../src/domain/limits.js';
 import { expandPaths, importFarmsFile, ingestPaths, ingestRunFile, type FileOutcome } from '../../src/ingest/ingestFiles.js';
 import type { Store } from '../../src/store/store.js';
 import { cellValue, farmsCsv, runCsv, testStore } from '../helpers/fixtures.js';
@@ -120,6 +121,17 @@ test('expandPaths lists *.csv files sorted and reports missing paths', async () 
     join(dir, 'batch', 'deeper', 'WF_C_2026112106.csv'),
   ]);
   assert.deepEqual(missing, [join(dir, 'nothing-here')]);
+});
+
+test('a farm registry that is a device or too large is rejected as a whole, and changes no site', async () => {
+  assert.deepEqual(await importFarmsFile(store, '/dev/zero'), { ok: false, fault: { line: 0, column: 0, message: 'not a regular file' } });
+  const big = write('farms-big.csv', 'farm_id,lat,lon,name\nWF_A,1,2,Moved\n');
+  truncateSync(big, MAX_FARMS_FILE_BYTES + 1);
+  assert.deepEqual(await importFarmsFile(store, big), {
+    ok: false,
+    fault: { line: 0, column: 0, message: `file is ${MAX_FARMS_FILE_BYTES + 1} bytes; a farm registry is at most ${MAX_FARMS_FILE_BYTES} bytes` },
+  });
+  assert.equal((await store.getFarm('WF_A'))!.lat, 40.5);
 });
 
 test('a rejected farm registry changes no site', async () => {
