@@ -15,6 +15,7 @@ import { bearer, createKey } from '../helpers/keys.js';
 import { openStream, type Stream } from '../helpers/sse.js';
 import { ingest, listen, publish, sleep } from './support.js';
 import { importFarms } from '../helpers/cli.js';
+import { waitUntil } from '../helpers/watch.js';
 
 let store: Store;
 /** Another handle on the same store: its commits reach the server as another process's do (by polling). */
@@ -181,9 +182,13 @@ describe('GET /api/v1/events', () => {
   });
 
   test('a comment line comes every --sse-keepalive, and a stream outlives the request timeouts', async () => {
+    const opened = Date.now();
     const s = await open('/api/v1/events', bearer(all));
-    await sleep(750);
-    assert.ok(s.parser.comments.filter((c) => c === 'keep-alive').length >= 5, String(s.parser.comments.length));
+    const keepalives = (): number => s.parser.comments.filter((c) => c === 'keep-alive').length;
+    // Five at 100 ms take half a second; a loaded machine may delay the timers, so the five may take longer
+    // (the default keep-alive of 15 s would send none in that time).
+    await waitUntil(() => keepalives() >= 5, 3000, () => String(s.parser.comments.length));
+    await sleep(Math.max(0, opened + 750 - Date.now()));
     let ended = false;
     void s.ended.then(() => (ended = true));
     assert.equal(ended, false, 'open after twice the request timeout');
