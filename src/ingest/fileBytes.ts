@@ -8,6 +8,7 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { unreadable, type Fault } from './fault.js';
 
 /** Size and SHA-256 of a file's bytes (of nothing, for a file that could not be read). */
 export interface FileFacts {
@@ -16,21 +17,57 @@ export interface FileFacts {
 }
 
 /** A file read whole; the size (and, when asked, SHA-256) of one over the bound; or neither. */
-export type FileBytes = { readonly bytes: Uint8Array } | { readonly tooLarge: FileFacts } | { readonly notAFile: true };
+type FileBytes = { readonly bytes: Uint8Array } | { readonly tooLarge: FileFacts } | { readonly notAFile: true };
+
+/**
+ * An input file's bytes, or the fault of the file as a whole (with the system's code when it could not be
+ * read); with its size and SHA-256 when asked (of nothing, for a file that could not be read).
+ */
+export type InputFile =
+  | { readonly bytes: Uint8Array; readonly facts?: FileFacts }
+  | { readonly fault: Fault; readonly code?: string; readonly facts?: FileFacts };
+
+/** What an input file may be at most: its bytes, and what the fault calls it. */
+export interface InputBound {
+  readonly maxBytes: number;
+  /** `a run file`, `a farm registry`. */
+  readonly what: string;
+}
 
 /** Files are read into this memory when they fit. */
 let scratch = Buffer.allocUnsafeSlow(256 * 1024);
 /** Files larger than this are read into memory of their own, so that one odd file does not stay resident. */
 const SCRATCH_MAX = 4 * 1024 * 1024;
 
-export const factsOf = (bytes: Uint8Array): FileFacts => ({ size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+const factsOf = (bytes: Uint8Array): FileFacts => ({ size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+
+const NOTHING = factsOf(new Uint8Array(0));
 
 /**
- * The whole file, if it is a regular file of at most maxBytes; its bytes are valid until the next call.
- * `hash`: also hash a file over the bound. Throws the system's error for a file that cannot be read (a
- * folder: EISDIR).
+ * The whole file, if it is a regular file within the bound, its bytes valid until the next call; else the
+ * fault of the file as a whole. `facts`: also its size and SHA-256.
  */
-export function readFileBytes(file: string, maxBytes: number, hash: boolean): FileBytes {
+export function readInputFile(file: string, bound: InputBound, facts: boolean): InputFile {
+  let read: FileBytes;
+  try {
+    read = readFileBytes(file, bound.maxBytes, facts);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return { fault: unreadable(err), ...(code !== undefined && { code }), ...(facts && { facts: NOTHING }) };
+  }
+  if ('notAFile' in read) return { fault: { line: 0, column: 0, message: 'not a regular file' }, ...(facts && { facts: NOTHING }) };
+  if ('tooLarge' in read) {
+    const message = `file is ${read.tooLarge.size} bytes; ${bound.what} is at most ${bound.maxBytes} bytes`;
+    return { fault: { line: 0, column: 0, message }, ...(facts && { facts: read.tooLarge }) };
+  }
+  return { bytes: read.bytes, ...(facts && { facts: factsOf(read.bytes) }) };
+}
+
+/**
+ * The whole file, if it is a regular file of at most maxBytes. `hash`: also hash a file over the bound.
+ * Throws the system's error for a file that cannot be read (a folder: EISDIR).
+ */
+function readFileBytes(file: string, maxBytes: number, hash: boolean): FileBytes {
   // Without blocking: opening a named pipe would otherwise wait for a writer.
   const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   try {

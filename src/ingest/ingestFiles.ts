@@ -3,11 +3,11 @@
  * at all; a rejected file does not stop the others.
  */
 import { readdir, stat } from 'node:fs/promises';
-import { MAX_FARMS_FILE_BYTES } from '../domain/limits.js';
 import { join } from 'node:path';
+import { MAX_FARMS_FILE_BYTES } from '../domain/limits.js';
 import { UnknownFarmError, type Store } from '../store/store.js';
-import { FaultError, unreadable, type Fault } from './fault.js';
-import { readFileBytes, type FileBytes } from './fileBytes.js';
+import { FaultError, type Fault } from './fault.js';
+import { readInputFile } from './fileBytes.js';
 import { FileReaders } from './fileReaders.js';
 import { prepareRunFile, type PreparedFile } from './preparedFile.js';
 import { readFarmsCsv } from './farmsCsv.js';
@@ -119,21 +119,15 @@ export async function ingestPaths(
   return { accepted, rejected };
 }
 
+const FARMS_FILE = { maxBytes: MAX_FARMS_FILE_BYTES, what: 'a farm registry' };
+
 /** Reads a farm registry file and registers or updates its sites, all or none. */
 export async function importFarmsFile(store: Store, file: string): Promise<{ ok: true; farms: number } | { ok: false; fault: Fault }> {
-  let read: FileBytes;
-  try {
-    read = readFileBytes(file, MAX_FARMS_FILE_BYTES, false);
-  } catch (err) {
-    return { ok: false, fault: unreadable(err) };
-  }
-  if ('notAFile' in read) return { ok: false, fault: { line: 0, column: 0, message: 'not a regular file' } };
-  if ('tooLarge' in read) {
-    return { ok: false, fault: { line: 0, column: 0, message: `file is ${read.tooLarge.size} bytes; a farm registry is at most ${MAX_FARMS_FILE_BYTES} bytes` } };
-  }
+  const input = readInputFile(file, FARMS_FILE, false);
+  if ('fault' in input) return { ok: false, fault: input.fault };
   try {
     // Read before the store is awaited: the bytes lie in memory the next read reuses.
-    const farms = readFarmsCsv(read.bytes);
+    const farms = readFarmsCsv(input.bytes);
     await store.upsertFarms(farms);
     return { ok: true, farms: farms.length };
   } catch (err) {

@@ -133,11 +133,12 @@ export async function watchFolder(store: Store, options: WatchOptions): Promise<
       throw err;
     }
     // A file that cannot be read is rejected, as ingest rejects it (its record holds the hash of nothing).
-    const prepared = await prepare(claimPath, { name: baseName(path), facts: true });
+    const base = baseName(path);
+    const prepared = await prepare(claimPath, { name: base, facts: true });
     if (!prepared.ok && prepared.code === 'ENOENT') return undefined;
     const file = display(path);
-    const base = baseName(path);
-    const record = { claim: name, path, size: prepared.facts!.size, mtimeMs: Math.trunc(mtimeMs), sha256: prepared.facts!.sha256 };
+    const { size, sha256 } = prepared.facts!;
+    const record = { claim: name, path, size, mtimeMs: Math.trunc(mtimeMs), sha256 };
     let fault: Fault;
     if (prepared.ok) {
       const { farmId, issue, series } = prepared;
