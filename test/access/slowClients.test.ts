@@ -57,19 +57,21 @@ function trickle(everyMs: number): { closedAfterMs: Promise<number>; answer: () 
 }
 
 test('trickling request heads are cut off after the headers timeout while others are answered', async () => {
+  // One request before the attack, so that the client's own first-use cost is not counted as the server's.
+  assert.equal((await fetch(`http://127.0.0.1:${port}/api/v1/farms`)).status, 200);
   const slow = Array.from({ length: 60 }, () => trickle(100));
+  let cutOff = 0;
+  for (const s of slow) void s.closedAfterMs.then(() => cutOff++);
   try {
-    // Meanwhile, ordinary requests are answered promptly.
-    const latencies: number[] = [];
-    for (let i = 0; i < 20; i++) {
-      const t0 = performance.now();
+    // Meanwhile, ordinary requests are answered: every one of them while all 60 trickling
+    // connections are still open, not once the headers timeout has cut them off.
+    for (let i = 0; i < 10; i++) {
       const res = await fetch(`http://127.0.0.1:${port}/api/v1/forecast?farm_id=WF_A&size=1`);
       assert.equal(res.status, 200);
       await res.text();
-      latencies.push(performance.now() - t0);
-      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(cutOff, 0, `ordinary request ${i + 1} was answered only after ${cutOff} trickling connections were cut off`);
+      await new Promise((r) => setTimeout(r, 20));
     }
-    assert.ok(Math.max(...latencies) < 500, `slowest ordinary request ${Math.max(...latencies).toFixed(0)} ms`);
     const closed = await Promise.all(slow.map((s) => s.closedAfterMs));
     // Cut off within the timeout plus the 1 s check interval (and some slack), not 30 s later.
     for (const ms of closed) {
