@@ -40,9 +40,11 @@ export function splitCsvLine(line: string): string[] | null {
 /**
  * Text of a file as lines: UTF-8 (a BOM is dropped), LF or CRLF, trailing empty
  * lines dropped. Returns the 1-based line of the first invalid UTF-8 byte instead
- * when the bytes are not UTF-8.
+ * when the bytes are not UTF-8. With `maxLines`, a text of more lines gives only
+ * the first maxLines and the count of all (`total`): a file of millions of short
+ * lines is refused by its count without a string made for each line.
  */
-export function textLines(bytes: Uint8Array): { lines: string[] } | { badLine: number } {
+export function textLines(bytes: Uint8Array, maxLines = Infinity): { lines: string[]; total?: number } | { badLine: number } {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -62,12 +64,32 @@ export function textLines(bytes: Uint8Array): { lines: string[] } | { badLine: n
     }
     return { badLine: line };
   }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const l = lines[i]!;
-    if (l.endsWith('\r')) lines[i] = l.slice(0, -1);
+  const first = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const end = contentEnd(text, first);
+  const lines: string[] = [];
+  let start = first;
+  while (start < end) {
+    if (lines.length === maxLines) {
+      let total = lines.length + 1;
+      for (let nl = text.indexOf('\n', start); nl >= 0 && nl < end; nl = text.indexOf('\n', nl + 1)) total++;
+      return { lines, total };
+    }
+    let nl = text.indexOf('\n', start);
+    if (nl < 0 || nl > end) nl = end;
+    lines.push(text.slice(start, nl > start && text.charCodeAt(nl - 1) === 0x0d ? nl - 1 : nl));
+    start = nl + 1;
   }
-  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   return { lines };
+}
+
+/** Where the text's last line that is not empty (nor a lone CR) ends: the trailing empty lines are no lines. */
+function contentEnd(text: string, first: number): number {
+  let end = text.length;
+  while (end > first) {
+    const nl = text.lastIndexOf('\n', end - 1);
+    const from = nl < first ? first : nl + 1;
+    if (end - from > 1 || (end - from === 1 && text.charCodeAt(from) !== 0x0d)) break;
+    end = nl < first ? first : nl;
+  }
+  return end;
 }

@@ -50,11 +50,12 @@ export function readRunCsv(baseName: string, bytes: Uint8Array, scratch?: RunSer
 
 /** The line reader: any valid file, and the first fault of any other. */
 export function readRunLines(bytes: Uint8Array, issue: string, issueMs: number): RunSeries {
-  const text = textLines(bytes);
+  // A header and one record more than a run holds are enough to name the count as the fault.
+  const text = textLines(bytes, MAX_STEP + 3);
   if ('badLine' in text) throw fault(text.badLine, 0, 'file is not valid UTF-8');
   const { lines } = text;
   const columnOf = readHeader(lines[0]);
-  const rows = lines.length - 1;
+  const rows = (text.total ?? lines.length) - 1;
   if (rows === 0) throw fault(2, 1, 'file holds a header but no records');
   if (rows > MAX_STEP + 1) {
     throw fault(MAX_STEP + 3, 1, `file holds ${rows} records; a run has at most ${MAX_STEP + 1} (+0h to +360h)`);

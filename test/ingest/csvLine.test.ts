@@ -83,6 +83,21 @@ describe('textLines', () => {
     assert.deepEqual(textLines(bytes('风电场,北京\n')), { lines: ['风电场,北京'] });
   });
 
+  it('with a bound, gives the first lines and the count of all, under the same rules', () => {
+    assert.deepEqual(textLines(bytes('h\r\n1\r\n2\r\n3\r\n\r\n'), 2), { lines: ['h', '1'], total: 4 });
+    assert.deepEqual(textLines(bytes('\uFEFFh\n\n2\n3'), 1), { lines: ['h'], total: 4 });
+    // At or under the bound, the whole text as without one.
+    assert.deepEqual(textLines(bytes('h\n1\n2\n\n\n'), 3), { lines: ['h', '1', '2'] });
+    assert.deepEqual(textLines(bytes('a\r\n\r\nb\r'), 5), { lines: ['a', '', 'b'] });
+    // A million short lines: counted, and only the bounded lines made.
+    const many = textLines(bytes('h\n' + '1\n'.repeat(1_000_000)), 10);
+    assert.ok(!('badLine' in many));
+    assert.equal(many.lines.length, 10);
+    assert.equal(many.total, 1_000_001);
+    // The bound does not hide a UTF-8 fault after it.
+    assert.deepEqual(textLines(Buffer.concat([Buffer.from('a\nb\nc\n'), Buffer.from([0xff])]), 1), { badLine: 4 });
+  });
+
   it('names the line of the first invalid UTF-8 byte', () => {
     const good = Buffer.from('a\nb\n');
     assert.deepEqual(textLines(Buffer.concat([Buffer.from([0xff]), Buffer.from('\nb')])), { badLine: 1 });

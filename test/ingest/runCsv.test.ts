@@ -284,6 +284,9 @@ describe('readRunCsv rejects', () => {
     const lines = linesOf(Array.from({ length: MAX_STEP + 1 }, (_, k) => k));
     lines.push(lines[lines.length - 1]!);
     expectFileFault(text(lines), MAX_STEP + 3, 1, /1442 records; a run has at most 1441/);
+    // Far more: counted exactly, blank lines between records included and trailing ones not.
+    const far = [...lines, ...Array.from({ length: 500_000 }, (_, k) => (k % 2 === 0 ? lines[1]! : ''))];
+    expectFileFault(text(far) + '\r\n\r\n', MAX_STEP + 3, 1, /501441 records; a run has at most 1441/);
   });
 
   it('a row with too few or too many cells', () => {
