@@ -3,38 +3,84 @@
  * Forecast files never need quotes, so the common case is a plain split.
  */
 export function splitCsvLine(line: string): string[] | null {
-  if (line.indexOf('"') < 0) return line.split(',');
+  return csvCells(line)?.cells ?? null;
+}
+
+/**
+ * The first `maxCells` cells of one CSV line and the count of all, or null when its quotes do not balance
+ * (anywhere in the line). A line of millions of cells is counted without a string made for each.
+ */
+export function csvCells(line: string, maxCells = Infinity): { cells: string[]; count: number } | null {
+  if (line.indexOf('"') < 0) {
+    if (maxCells === Infinity) {
+      const cells = line.split(',');
+      return { cells, count: cells.length };
+    }
+    let count = 1;
+    for (let c = line.indexOf(','); c >= 0; c = line.indexOf(',', c + 1)) count++;
+    return { cells: line.split(',', maxCells), count };
+  }
   const cells: string[] = [];
+  let count = 0;
   let i = 0;
+  // The first quote at or after i once looked for: found again only when passed, so a long line is scanned once.
+  let quote = -1;
   for (;;) {
+    const keep = count < maxCells;
+    count++;
     if (line[i] === '"') {
-      let cell = '';
-      i++;
-      for (;;) {
+      const from = i + 1;
+      let doubled = -1;
+      for (i = from; ; ) {
         const q = line.indexOf('"', i);
         if (q < 0) return null; // unterminated quote
-        cell += line.slice(i, q);
         if (line[q + 1] === '"') {
-          cell += '"';
+          if (doubled < 0) doubled = q;
           i = q + 2;
         } else {
+          if (keep) cells.push(doubled < 0 ? line.slice(from, q) : unquote(line, from, doubled, q));
           i = q + 1;
           break;
         }
       }
-      cells.push(cell);
-      if (i === line.length) return cells;
+      if (i === line.length) return { cells, count };
       if (line[i] !== ',') return null; // text after a closing quote
       i++;
     } else {
       const c = line.indexOf(',', i);
-      const cell = c < 0 ? line.slice(i) : line.slice(i, c);
-      if (cell.includes('"')) return null;
-      cells.push(cell);
-      if (c < 0) return cells;
+      const to = c < 0 ? line.length : c;
+      if (quote < i) {
+        quote = line.indexOf('"', i);
+        if (quote < 0) quote = line.length;
+      }
+      if (quote < to) return null; // a quote inside an unquoted cell
+      if (keep) cells.push(line.slice(i, to));
+      if (c < 0) return { cells, count };
       i = c + 1;
     }
   }
+}
+
+/** The text of a quoted cell from `from` to `to` with its doubled quotes (the first at `doubled`) made single. */
+function unquote(line: string, from: number, doubled: number, to: number): string {
+  // Pieces joined a thousand at a time: one string, or one rope, per doubled quote took hundreds of
+  // megabytes for a 16 MiB cell.
+  const joined: string[] = [];
+  let pieces: string[] = [];
+  for (let q = doubled; ; q = line.indexOf('"', from)) {
+    if (q < 0 || q >= to) {
+      pieces.push(line.slice(from, to));
+      break;
+    }
+    pieces.push(line.slice(from, q));
+    from = q + 2;
+    if (pieces.length === 1024) {
+      joined.push(pieces.join('"'));
+      pieces = [];
+    }
+  }
+  joined.push(pieces.join('"'));
+  return joined.join('"');
 }
 
 /**

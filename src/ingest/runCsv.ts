@@ -9,7 +9,7 @@ import { FARM_ID_PATTERN } from '../domain/limits.js';
 import { emptySeries, MAX_STEP, STEP_MS, type RunSeries } from '../domain/run.js';
 import { parseDateTime, parseIssue } from '../domain/time.js';
 import { readCanonicalRun } from './canonicalRun.js';
-import { splitCsvLine, textLines } from './csvLine.js';
+import { csvCells, textLines } from './csvLine.js';
 import { readHeader } from './runHeader.js';
 import { DECIMAL, fault, quote } from './fault.js';
 
@@ -79,10 +79,11 @@ function readRow(
   const width = ELEMENT_COUNT + 1;
   const lineNo = r + 2;
   if (line === '') throw fault(lineNo, 1, 'empty line');
-  const cells = splitCsvLine(line);
-  if (cells === null) throw fault(lineNo, 1, 'row has unbalanced quotes');
-  if (cells.length !== width) {
-    throw fault(lineNo, Math.min(cells.length, width) + 1, `row has ${cells.length} cells, expected ${width}`);
+  const split = csvCells(line, width);
+  if (split === null) throw fault(lineNo, 1, 'row has unbalanced quotes');
+  const { cells, count } = split;
+  if (count !== width) {
+    throw fault(lineNo, Math.min(count, width) + 1, `row has ${count} cells, expected ${width}`);
   }
   const dt = cells[0]!;
   const ms = parseDateTime(dt);

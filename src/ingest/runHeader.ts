@@ -1,13 +1,16 @@
 /** The header line of a run file: `date_time` and the fifteen fields in any order. */
 import { ELEMENT_COUNT, ELEMENT_NAMES, elementIndex } from '../domain/elements.js';
-import { splitCsvLine } from './csvLine.js';
+import { csvCells } from './csvLine.js';
 import { fault, quote } from './fault.js';
 
 /** Maps file columns 1..15 to catalogue indexes; throws a FaultError naming the column. */
 export function readHeader(line: string | undefined): number[] {
   if (line === undefined) throw fault(1, 1, 'file is empty; expected the header date_time,' + ELEMENT_NAMES.join(','));
-  const cells = splitCsvLine(line);
-  if (cells === null) throw fault(1, 1, 'header has unbalanced quotes');
+  // date_time and the fifteen fields are sixteen different names: a seventeenth cell is a fault among
+  // the first seventeen, so no more are made (a header line may be 16 MiB of cells).
+  const split = csvCells(line, ELEMENT_COUNT + 2);
+  if (split === null) throw fault(1, 1, 'header has unbalanced quotes');
+  const { cells } = split;
   if (cells[0] !== 'date_time') {
     throw fault(1, 1, `header must start with date_time, found ${quote(cells[0] ?? '')}`);
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { splitCsvLine, textLines } from '../../src/ingest/csvLine.js';
+import { csvCells, splitCsvLine, textLines } from '../../src/ingest/csvLine.js';
 
 const bytes = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'utf8'));
 
@@ -45,6 +45,29 @@ describe('splitCsvLine', () => {
     assert.equal(splitCsvLine('a"b",c'), null);
     assert.equal(splitCsvLine('ab",c'), null);
     assert.equal(splitCsvLine('x,a"b'), null);
+  });
+});
+
+describe('csvCells', () => {
+  it('gives at most maxCells cells and the count of all, quoted or not', () => {
+    assert.deepEqual(csvCells('a,b,c,d', 2), { cells: ['a', 'b'], count: 4 });
+    assert.deepEqual(csvCells('a,b', 2), { cells: ['a', 'b'], count: 2 });
+    assert.deepEqual(csvCells('a', 5), { cells: ['a'], count: 1 });
+    assert.deepEqual(csvCells('"a,1",b,"c""",', 2), { cells: ['a,1', 'b'], count: 4 });
+    assert.deepEqual(csvCells(',,', 0), { cells: [], count: 3 });
+    assert.deepEqual(csvCells('a,"b",c'), { cells: ['a', 'b', 'c'], count: 3 });
+  });
+
+  it('finds unbalanced quotes past the cells it keeps', () => {
+    assert.equal(csvCells('a,b,"c', 1), null);
+    assert.equal(csvCells('"a",b,c"d', 1), null);
+    assert.equal(csvCells('"a",b,"c"d', 2), null);
+  });
+
+  it('counts a line of millions of cells', () => {
+    const line = 'ab,'.repeat(2_000_000) + 'ab';
+    assert.deepEqual(csvCells(line, 3), { cells: ['ab', 'ab', 'ab'], count: 2_000_001 });
+    assert.deepEqual(csvCells('"q",' + line, 2), { cells: ['q', 'ab'], count: 2_000_002 });
   });
 });
 

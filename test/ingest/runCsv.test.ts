@@ -289,6 +289,16 @@ describe('readRunCsv rejects', () => {
     expectFileFault(text(far) + '\r\n\r\n', MAX_STEP + 3, 1, /501441 records; a run has at most 1441/);
   });
 
+  it('a header or row of millions of cells: named by its first fault and its count', () => {
+    const cells = ',ab'.repeat(3_000_000);
+    expectFileFault(HEADER + cells + '\n' + at(0) + '\n', 1, ELEMENT_COUNT + 2, /header names unknown field "ab"/);
+    expectFileFault(HEADER.replace(',', cells + ',') + '\n', 1, 2, /header names unknown field "ab"/);
+    expectFileFault(HEADER + cells + ',"x\n', 1, 1, /header has unbalanced quotes/);
+    const lines = linesOf();
+    lines[2] = lines[2]! + cells;
+    expectFileFault(text(lines), 3, ELEMENT_COUNT + 2, /row has 3000016 cells, expected 16$/);
+  });
+
   it('a row with too few or too many cells', () => {
     const lines = linesOf();
     const few = [...lines];
