@@ -23,3 +23,9 @@ export const MAX_RUN_FILE_BYTES = 16 * 1024 * 1024;
 
 /** The largest farm registry file `farms import` reads, bytes: some hundred thousand sites. */
 export const MAX_FARMS_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The most columns a farm registry may have, farm_id, lat, lon and name included: far more attributes than
+ * any registry carries, and a bound on what one row may make (a 64 MiB header of empty names was millions).
+ */
+export const MAX_FARMS_COLUMNS = 1000;

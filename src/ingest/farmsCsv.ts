@@ -2,9 +2,9 @@
  * The farm registry file: header `farm_id,lat,lon,name` then optional further
  * columns; one site per row. Any fault rejects the whole file.
  */
-import { FARM_ID_PATTERN } from '../domain/limits.js';
+import { FARM_ID_PATTERN, MAX_FARMS_COLUMNS } from '../domain/limits.js';
 import type { Farm } from '../store/store.js';
-import { splitCsvLine, textLines } from './csvLine.js';
+import { csvCells, textLines } from './csvLine.js';
 import { DECIMAL, fault, quote } from './fault.js';
 
 const FIXED = ['farm_id', 'lat', 'lon', 'name'] as const;
@@ -24,8 +24,9 @@ export function readFarmsCsv(bytes: Uint8Array): Farm[] {
   if ('badLine' in text) throw fault(text.badLine, 0, 'file is not valid UTF-8');
   const { lines } = text;
   if (lines.length === 0) throw fault(1, 1, `file is empty; expected the header ${FIXED.join(',')}`);
-  const header = splitCsvLine(lines[0]!);
-  if (header === null) throw fault(1, 1, 'header has unbalanced quotes');
+  const headerCells = csvCells(lines[0]!, MAX_FARMS_COLUMNS);
+  if (headerCells === null) throw fault(1, 1, 'header has unbalanced quotes');
+  const header = headerCells.cells;
   FIXED.forEach((name, i) => {
     if (header[i] !== name) {
       throw fault(1, i + 1, `header must start with ${FIXED.join(',')}; column ${i + 1} is ${quote(header[i] ?? '')}`);
@@ -38,6 +39,9 @@ export function readFarmsCsv(bytes: Uint8Array): Farm[] {
     if (names.has(name)) throw fault(1, c + 1, `header names column ${quote(name)} twice`);
     names.add(name);
   }
+  if (headerCells.count > MAX_FARMS_COLUMNS) {
+    throw fault(1, MAX_FARMS_COLUMNS + 1, `header has ${headerCells.count} columns; a farm registry has at most ${MAX_FARMS_COLUMNS}`);
+  }
   const extraNames = header.slice(FIXED.length).map((n) => n.trim());
   const farms: Farm[] = [];
   const seen = new Map<string, number>();
@@ -45,10 +49,11 @@ export function readFarmsCsv(bytes: Uint8Array): Farm[] {
     const lineNo = r + 1;
     const line = lines[r]!;
     if (line === '') throw fault(lineNo, 1, 'empty line');
-    const cells = splitCsvLine(line);
-    if (cells === null) throw fault(lineNo, 1, 'row has unbalanced quotes');
-    if (cells.length !== header.length) {
-      throw fault(lineNo, Math.min(cells.length, header.length) + 1, `row has ${cells.length} cells, expected ${header.length}`);
+    const split = csvCells(line, header.length);
+    if (split === null) throw fault(lineNo, 1, 'row has unbalanced quotes');
+    const { cells, count } = split;
+    if (count !== header.length) {
+      throw fault(lineNo, Math.min(count, header.length) + 1, `row has ${count} cells, expected ${header.length}`);
     }
     const farmId = cells[0]!;
     if (!FARM_ID_PATTERN.test(farmId)) {

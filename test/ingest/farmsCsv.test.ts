@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { MAX_FARMS_COLUMNS } from '../../src/domain/limits.js';
 import { readFarmsCsv } from '../../src/ingest/farmsCsv.js';
 import { FaultError } from '../../src/ingest/fault.js';
 import { FARMS, farmsCsv } from '../helpers/fixtures.js';
@@ -109,6 +110,16 @@ describe('readFarmsCsv rejects', () => {
     expectFault(`${HEADER},,x\nWF_A,40,95,A,1,2\n`, 1, 5, /empty column name/);
     expectFault(`${HEADER},x, \nWF_A,40,95,A,1,2\n`, 1, 6, /empty column name/);
     expectFault(`${HEADER},\nWF_A,40,95,A,\n`, 1, 5, /empty column name/);
+  });
+
+  it(`a header of more than ${MAX_FARMS_COLUMNS} columns, after any fault of the columns before, and a row of millions of cells`, () => {
+    const names = (n: number, from = 0): string => Array.from({ length: n }, (_, i) => `,c${from + i}`).join('');
+    const most = HEADER + names(MAX_FARMS_COLUMNS - 4);
+    assert.equal(read(`${most}\nWF_A,40,95,A${',1'.repeat(MAX_FARMS_COLUMNS - 4)}\n`)[0]!.extra.length, MAX_FARMS_COLUMNS - 4);
+    expectFault(`${most},more\nWF_A,40,95,A\n`, 1, MAX_FARMS_COLUMNS + 1, new RegExp(`^header has ${MAX_FARMS_COLUMNS + 1} columns; a farm registry has at most ${MAX_FARMS_COLUMNS}$`));
+    expectFault(`${HEADER}${',x'.repeat(3_000_000)}\nWF_A\n`, 1, 6, /names column "x" twice/);
+    expectFault(`${HEADER}${names(996)}${','.repeat(3_000_000)}\nWF_A\n`, 1, MAX_FARMS_COLUMNS + 1, /header has 3001000 columns/);
+    expectFault(`${HEADER}\nWF_A,40,95,A${',1'.repeat(3_000_000)}\n`, 2, 5, /^row has 3000004 cells, expected 4$/);
   });
 
   it('a header without rows', () => {
