@@ -216,3 +216,16 @@ test('segmented: whatever is set, read, resized or deleted, the entries never co
     assert.ok(c.bytes <= 1000, `step ${i}: ${c.bytes} bytes`);
   }
 });
+
+test('segmented: an entry read again that the protected segment cannot hold leaves the cache, and its owner is told', () => {
+  const dropped: string[] = [];
+  const promoted: string[] = [];
+  const c = new SegmentedLru<string, string>(100, bytes, { dropped: (v) => dropped.push(v), promoted: (v) => promoted.push(v) }, 0.9); // protected 10
+  const big = 'b'.repeat(50);
+  c.set('big', big);
+  assert.equal(c.get('big'), big, 'the reader still gets the value');
+  assert.deepEqual(dropped, [big], 'told, so that a pooled body is handed back');
+  assert.deepEqual(promoted, [big]);
+  assert.equal(c.get('big'), undefined);
+  assert.deepEqual([c.size, c.bytes], [0, 0]);
+});
