@@ -11,6 +11,8 @@ interface Node<K, V> {
   size: number;
   newer: Node<K, V> | undefined;
   older: Node<K, V> | undefined;
+  /** SegmentedLru: in the protected segment, else in probation (always false in a SizedLru). */
+  protectedPart: boolean;
 }
 
 /** What a cache's owner may learn of and decide about its values. */
@@ -43,24 +45,26 @@ export function usedSincePassed(value: Marked): boolean {
 
 export class SizedLru<K, V> {
   private readonly map = new Map<K, Node<K, V>>();
-  private newest: Node<K, V> | undefined;
-  private oldest: Node<K, V> | undefined;
-  private usedBytes = 0;
+  private readonly list: Segment<K, V>;
+  /** Takes an evicted entry out of the cache (made once: eviction runs on every insertion). */
+  private readonly leave = (node: Node<K, V>): void => {
+    this.map.delete(node.key);
+    this.hooks.dropped?.(node.value);
+  };
 
   constructor(
-    private limit: number,
+    limit: number,
     /** An entry's cost in bytes: its value's, and its key's where the key is large enough to count. */
     private readonly sizeOf: (value: V, key: K) => number,
     private readonly hooks: LruHooks<V> = {},
-  ) {}
+  ) {
+    this.list = newSegment(limit);
+  }
 
   get(key: K): V | undefined {
     const node = this.map.get(key);
     if (node === undefined) return undefined;
-    if (node !== this.newest) {
-      this.unlink(node);
-      this.pushNewest(node);
-    }
+    touch(this.list, node);
     return node.value;
   }
 
@@ -74,11 +78,10 @@ export class SizedLru<K, V> {
     this.delete(key);
     const size = this.sizeOf(value, key);
     if (size > this.capacity) return false;
-    const node: Node<K, V> = { key, value, size, newer: undefined, older: undefined };
+    const node: Node<K, V> = { key, value, size, newer: undefined, older: undefined, protectedPart: false };
     this.map.set(key, node);
-    this.pushNewest(node);
-    this.usedBytes += size;
-    this.evict();
+    pushNewest(this.list, node);
+    evictOver(this.list, this.hooks, this.leave);
     return true;
   }
 
@@ -87,19 +90,17 @@ export class SizedLru<K, V> {
     const node = this.map.get(key);
     if (node === undefined) return;
     const size = this.sizeOf(node.value, key);
-    this.usedBytes += size - node.size;
+    this.list.bytes += size - node.size;
     node.size = size;
     if (size > this.capacity) this.delete(key);
-    else this.evict();
+    else evictOver(this.list, this.hooks, this.leave);
   }
 
   delete(key: K): void {
     const node = this.map.get(key);
     if (node === undefined) return;
-    this.map.delete(key);
-    this.unlink(node);
-    this.usedBytes -= node.size;
-    this.hooks.dropped?.(node.value);
+    unlink(this.list, node);
+    this.leave(node);
   }
 
   get size(): number {
@@ -107,46 +108,17 @@ export class SizedLru<K, V> {
   }
 
   get bytes(): number {
-    return this.usedBytes;
+    return this.list.bytes;
   }
 
   get capacity(): number {
-    return this.limit;
+    return this.list.capacity;
   }
 
   /** Changes the bound, evicting (least recent first) down to a lower one. */
   set capacity(bytes: number) {
-    this.limit = bytes;
-    this.evict();
-  }
-
-  private evict(): void {
-    // Ends: a second chance clears the mark it was given for.
-    while (this.usedBytes > this.capacity && this.oldest !== undefined) {
-      const node = this.oldest;
-      if (node !== this.newest && this.hooks.secondChance?.(node.value) === true) {
-        this.unlink(node);
-        this.pushNewest(node);
-      } else {
-        this.delete(node.key);
-      }
-    }
-  }
-
-  private pushNewest(node: Node<K, V>): void {
-    node.older = this.newest;
-    node.newer = undefined;
-    if (this.newest) this.newest.newer = node;
-    this.newest = node;
-    if (!this.oldest) this.oldest = node;
-  }
-
-  private unlink(node: Node<K, V>): void {
-    if (node.newer) node.newer.older = node.older;
-    else this.newest = node.older;
-    if (node.older) node.older.newer = node.newer;
-    else this.oldest = node.newer;
-    node.newer = node.older = undefined;
+    this.list.capacity = bytes;
+    evictOver(this.list, this.hooks, this.leave);
   }
 }
 
@@ -180,9 +152,24 @@ export class SizedLru<K, V> {
  */
 export class SegmentedLru<K, V> {
   /** One map for both segments: an entry moving between them is relinked, neither copied nor re-keyed. */
-  private readonly map = new Map<K, SegmentNode<K, V>>();
+  private readonly map = new Map<K, Node<K, V>>();
   private readonly probation: Segment<K, V>;
   private readonly protectedPart: Segment<K, V>;
+  /** Takes an entry out of the cache. */
+  private readonly drop = (node: Node<K, V>): void => {
+    this.map.delete(node.key);
+    this.hooks.dropped?.(node.value);
+  };
+  /** Moves the least recent entry of a full protected segment back to probation, or out when it cannot hold it. */
+  private readonly demote = (node: Node<K, V>): void => {
+    this.hooks.demoted?.(node.value);
+    // The protected segment has already let go of the entry: probation may take its room.
+    this.fit();
+    if (node.size > this.probation.capacity) return this.drop(node);
+    node.protectedPart = false;
+    pushNewest(this.probation, node);
+    evictOver(this.probation, this.hooks, this.drop);
+  };
 
   constructor(
     readonly capacity: number,
@@ -199,23 +186,18 @@ export class SegmentedLru<K, V> {
     if (node === undefined) return undefined;
     const hot = this.protectedPart;
     if (node.protectedPart) {
-      if (node !== hot.newest) {
-        unlink(hot, node);
-        pushNewest(hot, node);
-      }
+      touch(hot, node);
       return node.value;
     }
     unlink(this.probation, node);
-    if (node.size > hot.capacity) {
-      this.map.delete(key);
-      this.hooks.dropped?.(node.value);
-    } else {
+    const fits = node.size <= hot.capacity;
+    if (fits) {
       node.protectedPart = true;
       pushNewest(hot, node);
-      this.evict(hot);
-    }
+      evictOver(hot, this.hooks, this.demote);
+    } else this.drop(node);
     this.fit();
-    this.hooks.promoted?.(node.value);
+    if (fits) this.hooks.promoted?.(node.value);
     return node.value;
   }
 
@@ -224,27 +206,26 @@ export class SegmentedLru<K, V> {
     this.fit();
     const size = this.sizeOf(value, key);
     if (size > this.probation.capacity) return;
-    const node: SegmentNode<K, V> = { key, value, size, newer: undefined, older: undefined, protectedPart: false };
+    const node: Node<K, V> = { key, value, size, newer: undefined, older: undefined, protectedPart: false };
     this.map.set(key, node);
     pushNewest(this.probation, node);
-    this.evict(this.probation);
+    evictOver(this.probation, this.hooks, this.drop);
   }
 
   resize(key: K): void {
     const hot = this.map.get(key);
-    if (hot?.protectedPart === true) this.remeasure(this.protectedPart, hot);
+    if (hot?.protectedPart === true) this.remeasure(this.protectedPart, hot, this.demote);
     this.fit();
     // Measured in probation after the fit, also when the protected segment has just moved it there.
     const warm = this.map.get(key);
-    if (warm?.protectedPart === false) this.remeasure(this.probation, warm);
+    if (warm?.protectedPart === false) this.remeasure(this.probation, warm, this.drop);
   }
 
   delete(key: K): void {
     const node = this.map.get(key);
     if (node === undefined) return;
-    unlink(this.segmentOf(node), node);
-    this.map.delete(key);
-    this.hooks.dropped?.(node.value);
+    unlink(node.protectedPart ? this.protectedPart : this.probation, node);
+    this.drop(node);
   }
 
   get size(): number {
@@ -255,47 +236,15 @@ export class SegmentedLru<K, V> {
     return this.probation.bytes + this.protectedPart.bytes;
   }
 
-  private remeasure(segment: Segment<K, V>, node: SegmentNode<K, V>): void {
+  /** Re-measures an entry of the segment: out when the segment cannot hold it, else evicting through `evicted`. */
+  private remeasure(segment: Segment<K, V>, node: Node<K, V>, evicted: (node: Node<K, V>) => void): void {
     const size = this.sizeOf(node.value, node.key);
     segment.bytes += size - node.size;
     node.size = size;
-    if (size > segment.capacity) this.delete(node.key);
-    else this.evict(segment);
-  }
-
-  private segmentOf(node: SegmentNode<K, V>): Segment<K, V> {
-    return node.protectedPart ? this.protectedPart : this.probation;
-  }
-
-  /** Evicts the segment's least recent entries down to its capacity: from probation out of the cache, from the protected segment back to probation. */
-  private evict(segment: Segment<K, V>): void {
-    while (segment.bytes > segment.capacity && segment.oldest !== undefined) {
-      const node = segment.oldest;
-      const again = node !== segment.newest && this.hooks.secondChance?.(node.value) === true;
+    if (size > segment.capacity) {
       unlink(segment, node);
-      if (again) {
-        pushNewest(segment, node);
-      } else if (segment === this.protectedPart) {
-        this.demote(node);
-      } else {
-        this.map.delete(node.key);
-        this.hooks.dropped?.(node.value);
-      }
-    }
-  }
-
-  private demote(node: SegmentNode<K, V>): void {
-    this.hooks.demoted?.(node.value);
-    // The protected segment has already let go of the entry: probation may take its room.
-    this.fit();
-    if (node.size > this.probation.capacity) {
-      this.map.delete(node.key);
-      this.hooks.dropped?.(node.value);
-      return;
-    }
-    node.protectedPart = false;
-    pushNewest(this.probation, node);
-    this.evict(this.probation);
+      this.drop(node);
+    } else evictOver(segment, this.hooks, evicted);
   }
 
   /**
@@ -304,28 +253,21 @@ export class SegmentedLru<K, V> {
    */
   private fit(): void {
     this.probation.capacity = this.capacity - this.protectedPart.bytes;
-    this.evict(this.probation);
+    evictOver(this.probation, this.hooks, this.drop);
   }
 }
 
-interface SegmentNode<K, V> extends Node<K, V> {
-  newer: SegmentNode<K, V> | undefined;
-  older: SegmentNode<K, V> | undefined;
-  /** In the protected segment, else in probation. */
-  protectedPart: boolean;
-}
-
-/** One segment's recency list and bytes. */
+/** A recency list and the bytes of its entries: a SizedLru's one, or one segment of a SegmentedLru. */
 interface Segment<K, V> {
-  newest: SegmentNode<K, V> | undefined;
-  oldest: SegmentNode<K, V> | undefined;
+  newest: Node<K, V> | undefined;
+  oldest: Node<K, V> | undefined;
   bytes: number;
   capacity: number;
 }
 
 const newSegment = <K, V>(capacity: number): Segment<K, V> => ({ newest: undefined, oldest: undefined, bytes: 0, capacity });
 
-function pushNewest<K, V>(segment: Segment<K, V>, node: SegmentNode<K, V>): void {
+function pushNewest<K, V>(segment: Segment<K, V>, node: Node<K, V>): void {
   node.older = segment.newest;
   node.newer = undefined;
   if (segment.newest) segment.newest.newer = node;
@@ -334,11 +276,33 @@ function pushNewest<K, V>(segment: Segment<K, V>, node: SegmentNode<K, V>): void
   segment.bytes += node.size;
 }
 
-function unlink<K, V>(segment: Segment<K, V>, node: SegmentNode<K, V>): void {
+function unlink<K, V>(segment: Segment<K, V>, node: Node<K, V>): void {
   if (node.newer) node.newer.older = node.older;
   else segment.newest = node.older;
   if (node.older) node.older.newer = node.newer;
   else segment.oldest = node.newer;
   node.newer = node.older = undefined;
   segment.bytes -= node.size;
+}
+
+/** Marks an entry of the segment as its most recent. */
+function touch<K, V>(segment: Segment<K, V>, node: Node<K, V>): void {
+  if (node === segment.newest) return;
+  unlink(segment, node);
+  pushNewest(segment, node);
+}
+
+/**
+ * Evicts the segment's least recent entries down to its capacity, each handed unlinked to `leave`, except
+ * that one the hooks give a second chance goes round once more as the most recent (the chance clears the
+ * mark it was given for, so this ends).
+ */
+function evictOver<K, V>(segment: Segment<K, V>, hooks: LruHooks<V>, leave: (node: Node<K, V>) => void): void {
+  while (segment.bytes > segment.capacity && segment.oldest !== undefined) {
+    const node = segment.oldest;
+    const again = node !== segment.newest && hooks.secondChance?.(node.value) === true;
+    unlink(segment, node);
+    if (again) pushNewest(segment, node);
+    else leave(node);
+  }
 }
