@@ -1,24 +1,14 @@
 /**
- * Splitting one CSV line into cells (RFC 4180 quoting within a line).
- * Forecast files never need quotes, so the common case is a plain split.
- */
-export function splitCsvLine(line: string): string[] | null {
-  return csvCells(line)?.cells ?? null;
-}
-
-/**
- * The first `maxCells` cells of one CSV line and the count of all, or null when its quotes do not balance
- * (anywhere in the line). A line of millions of cells is counted without a string made for each.
+ * One CSV line (RFC 4180 quoting within a line): its first `maxCells` cells and the count of all, or null
+ * when its quotes do not balance (anywhere in the line). Forecast files never need quotes, so the common
+ * case is a plain split. A line of millions of cells is counted without a string made for each.
  */
 export function csvCells(line: string, maxCells = Infinity): { cells: string[]; count: number } | null {
   if (line.indexOf('"') < 0) {
-    if (maxCells === Infinity) {
-      const cells = line.split(',');
-      return { cells, count: cells.length };
-    }
     let count = 1;
     for (let c = line.indexOf(','); c >= 0; c = line.indexOf(',', c + 1)) count++;
-    return { cells: line.split(',', maxCells), count };
+    // split's limit is a 32-bit count: the smaller of two finite numbers.
+    return { cells: line.split(',', Math.min(count, maxCells)), count };
   }
   const cells: string[] = [];
   let count = 0;
