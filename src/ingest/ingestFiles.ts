@@ -55,7 +55,8 @@ export async function expandPaths(paths: readonly string[]): Promise<{ files: st
   return { files, missing };
 }
 
-function asFault(err: unknown): Fault {
+/** A reader's fault of a file, or a store's refusal of it as one (an unknown farm: the file as a whole); any other error is thrown. */
+export function asFault(err: unknown): Fault {
   if (err instanceof FaultError) return err.fault;
   if (err instanceof UnknownFarmError) return { line: 0, column: 0, message: err.message };
   throw err;

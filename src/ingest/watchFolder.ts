@@ -20,10 +20,10 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readdir, rename, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ClaimRecordedError, UnknownFarmError, type FileRecord, type IngestedFile, type Store } from '../store/store.js';
+import { ClaimRecordedError, type FileRecord, type IngestedFile, type Store } from '../store/store.js';
 import { formatFault, type Fault } from './fault.js';
 import { FileReaders } from './fileReaders.js';
-import { formatAccepted } from './ingestFiles.js';
+import { asFault, formatAccepted } from './ingestFiles.js';
 import { prepareRunFile, type PrepareOptions, type PreparedFile } from './preparedFile.js';
 import { parseRunFileName } from './runCsv.js';
 import { baseName, claimName, parseClaimName, watchLayout } from './watchClaims.js';
@@ -152,8 +152,7 @@ export async function watchFolder(store: Store, options: WatchOptions): Promise<
         };
       } catch (err) {
         if (err instanceof ClaimRecordedError) return recorded(name);
-        if (!(err instanceof UnknownFarmError)) throw err;
-        fault = { line: 0, column: 0, message: err.message };
+        fault = asFault(err);
       }
     } else fault = prepared.fault;
     const line = formatFault(file, fault);
