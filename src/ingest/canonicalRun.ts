@@ -21,16 +21,16 @@ const CR = 13;
 const COMMA = 44;
 const MINUS = 45;
 const DOT = 46;
-/**
- * A canonical header is the plain one in some order; a longer line is left to the line reader, which names
- * its fault, rather than made into a string here one byte at a time (a 16 MiB line took 600 MB so).
- */
-const MAX_HEADER_BYTES = 2 * ['date_time', ...ELEMENT_NAMES].join(',').length;
 const ZERO = 48;
 const NINE = 57;
 /** Exact powers of ten as doubles (10^22 is the largest). */
 const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
 const MAX_ROWS = MAX_STEP + 1;
+/**
+ * A canonical header is the plain one in some order; a longer line is left to the line reader, which names
+ * its fault, rather than made into a string here one byte at a time (a 16 MiB line took 600 MB so).
+ */
+const MAX_HEADER_BYTES = 2 * ['date_time', ...ELEMENT_NAMES].join(',').length;
 
 /**
  * The series of a canonical file, or null when the file is anything else (valid or not). With `scratch`
