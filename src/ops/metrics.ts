@@ -11,7 +11,8 @@
  * No label holds a site, a run or a key: routes are templates, the other
  * labels take a few fixed values.
  */
-import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from 'prom-client';
+import { Counter, Gauge, Registry, type Metric } from 'prom-client';
+import { collectProcessMetrics } from './defaultMetrics.js';
 import { DURATION_BUCKETS_S, HttpStats, type RouteStats } from './httpStats.js';
 
 /**
@@ -177,7 +178,7 @@ export class Metrics {
     counter('forecastd_webhook_deliveries_total', 'Webhook delivery attempts by result.', ['result'], (set) => {
       for (const result of WEBHOOK_RESULTS) set({ result }, this.webhookDeliveries[result]);
     });
-    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+    collectProcessMetrics(this.registry, { eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   }
 
   /** Reads these counters at scrape time, from now on. */

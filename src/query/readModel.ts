@@ -26,10 +26,12 @@ const DONE = Promise.resolve();
 /**
  * Once the run cache is full, one run read in this many is kept (ArenaCache): mixed load at 10,000 sites
  * reads runs evenly over six times what the default cache holds, so a kept run is rarely asked again before
- * it is evicted. Each kept run's objects outlive a scavenge and die old: one in sixteen rather than eight
- * halved the mark-compacts under that load (docs/performance.md).
+ * it is evicted. Each kept run's objects (about 1 KB: the entry, its key, the run and its view) outlive a
+ * scavenge and die old, and under that load they were three quarters of what reached the old generation:
+ * one in sixty-four rather than sixteen halved it (docs/performance.md). A run asked for again and again
+ * still gets in within a few dozen misses; the cache's contents then turn over in about 15 s instead of 4.
  */
-const RUN_ADMISSION = 16;
+const RUN_ADMISSION = 64;
 
 export class ReadModel implements ReadSource {
   private token = '';

@@ -1,6 +1,8 @@
 /** A process's registry: every metric of section 13, read from the plain counters at scrape time. */
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { describe, test } from 'node:test';
+import { collectDefaultMetrics } from 'prom-client';
 import { Metrics } from '../../src/ops/metrics.js';
 import { parsePromText, PROCESS_METRICS, valueOf } from './promText.js';
 
@@ -20,6 +22,17 @@ describe('Metrics', () => {
       assert.ok(families.get('forecastd_webhook_deliveries_total')!.samples.some((s) => s.labels.result === result && s.value === 0));
     }
     assert.equal(families.get('forecastd_http_requests_total')!.samples.length, 0);
+  });
+
+  test("prom-client's process and Node.js metrics are all there but the garbage collector's histogram, which observes every collection", async () => {
+    const families = parsePromText(await new Metrics().registry.metrics());
+    const require = createRequire(import.meta.url);
+    const namesOf = (collector: string): string[] => (require(`prom-client/lib/metrics/${collector}.js`) as { metricNames: string[] }).metricNames;
+    assert.ok(collectDefaultMetrics.metricsList.includes('gc'));
+    for (const collector of collectDefaultMetrics.metricsList) {
+      for (const name of namesOf(collector)) assert.equal(families.has(name), collector !== 'gc', `${collector}: ${name}`);
+    }
+    assert.ok(!families.has('nodejs_gc_duration_seconds'));
   });
 
   test("the caches' memory is read from them at scrape time: bytes held and capacity, by cache", async () => {
