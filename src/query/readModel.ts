@@ -27,11 +27,13 @@ const DONE = Promise.resolve();
  * Once the run cache is full, one run read in this many is kept (ArenaCache): mixed load at 10,000 sites
  * reads runs evenly over six times what the default cache holds, so a kept run is rarely asked again before
  * it is evicted. Each kept run's objects (about 1 KB: the entry, its key, the run and its view) outlive a
- * scavenge and die old, and under that load they were three quarters of what reached the old generation:
- * one in sixty-four rather than sixteen halved it (docs/performance.md). A run asked for again and again
- * still gets in within a few dozen misses; the cache's contents then turn over in about 15 s instead of 4.
+ * scavenge and die old; at one in sixteen they were three quarters of what that load moved into the old
+ * generation. One in 256 moves a quarter as much as one in 64, and mixed load at 10,000 sites then ran
+ * 25 s without a mark-compact (docs/performance.md). The cost is slower adaptation: a run asked for again
+ * and again gets in after some hundreds of misses, and at 13,000 misses a second the cache's contents turn
+ * over in about a minute; under light load the misses it leaves cost little.
  */
-const RUN_ADMISSION = 64;
+export const RUN_ADMISSION = 256;
 
 export class ReadModel implements ReadSource {
   private token = '';

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { readRunCsv } from '../../src/ingest/runCsv.js';
 import { planForecast } from '../../src/query/forecastQuery.js';
 import { EVERY_SITE } from '../../src/query/scope.js';
-import { ReadModel } from '../../src/query/readModel.js';
+import { ReadModel, RUN_ADMISSION } from '../../src/query/readModel.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
 import { DEFAULT_RULES, runCsv, seed, testStore } from '../helpers/fixtures.js';
@@ -149,10 +149,15 @@ test('runs handed out in one turn stay intact to its end, while a cache smaller 
   }
 });
 
-test('once the run cache is full, one run read in sixteen is kept; the others are served and let go', async () => {
+test(`once the run cache is full, one run read in ${RUN_ADMISSION} is kept; the others are served and let go`, async () => {
   const farms = ['WF_A', 'PV_B', 'WF_C'];
-  const issues = ['2026111600', '2026111612', '2026111700', '2026111712', '2026111800', '2026111812', '2026111900'];
-  // The same values in every run: blobs of one size, so that the cache holds exactly three of the 21.
+  // Enough runs for the first kept once the cache is full and two more: issues twice a day from 2026-06-01.
+  const perFarm = Math.ceil((RUN_ADMISSION + 6) / farms.length);
+  const issues = Array.from({ length: perFarm }, (_, k) => {
+    const d = new Date(Date.UTC(2026, 5, 1) + k * 12 * 3600_000).toISOString();
+    return `${d.slice(0, 4)}${d.slice(5, 7)}${d.slice(8, 10)}${d.slice(11, 13)}`;
+  });
+  // The same values in every run: blobs of one size, so that the cache holds exactly three.
   for (const f of farms) {
     for (const i of issues) {
       const run = readRunCsv(`${f}_${i}.csv`, Buffer.from(runCsv(i, { value: (step, e) => ((step * 7 + e) % 100) / 10 })));
@@ -171,13 +176,14 @@ test('once the run cache is full, one run read in sixteen is kept; the others ar
     assert.equal((await m.getRun(f, i))?.issue, i, 'served whether kept or not');
     await new Promise((r) => setImmediate(r));
   }
-  assert.equal(m.runLookups.misses, 21);
-  // Runs 0-2 filled the cache and run 3 was the first to evict (run 0); of runs 4 ..., one in sixteen is kept:
-  // run 19, in place of run 1.
-  for (const n of [2, 3, 19]) assert.ok(await m.getRun(...keys[n]!), `run ${n}`);
-  assert.equal(m.runLookups.hits, 3, 'runs 2, 3 and 19 are in memory');
-  for (const n of [4, 11, 20]) await m.getRun(...keys[n]!);
-  assert.equal(m.runLookups.misses, 24, 'runs 4, 11 and 20 are not');
+  assert.equal(m.runLookups.misses, keys.length);
+  // Runs 0-2 filled the cache and run 3 was the first to evict (run 0); of runs 4 ..., one in RUN_ADMISSION is
+  // kept: run 3 + RUN_ADMISSION, in place of run 1.
+  const kept = 3 + RUN_ADMISSION;
+  for (const n of [2, 3, kept]) assert.ok(await m.getRun(...keys[n]!), `run ${n}`);
+  assert.equal(m.runLookups.hits, 3, `runs 2, 3 and ${kept} are in memory`);
+  for (const n of [4, kept - 1, kept + 1]) await m.getRun(...keys[n]!);
+  assert.equal(m.runLookups.misses, keys.length + 3, 'the runs just before and after it are not');
   assert.ok(m.stats().runBytes <= 3 * footprint + 64);
 });
 
