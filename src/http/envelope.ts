@@ -6,6 +6,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, CODES, type CodeDef } from '../domain/errors.js';
 import { StoreUnavailableError } from '../store/store.js';
+import { decimalHeader } from './headerNumber.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -75,7 +76,7 @@ function writeErrorAnswer(res: ServerResponse, def: CodeDef, message: string, he
     'content-type',
     JSON_TYPE,
     'content-length',
-    String(Buffer.byteLength(body)),
+    decimalHeader(Buffer.byteLength(body)),
     'x-content-type-options',
     'nosniff',
   ]);

@@ -30,6 +30,7 @@ import { BodyKey } from './bodyKey.js';
 import { chooseCoding, entityTag, matchesIfNoneMatch, tagBase, type Coding } from './conditional.js';
 import { DEFAULT_CACHE, type AppContext } from './context.js';
 import { JSON_TYPE } from './envelope.js';
+import { decimalHeader } from './headerNumber.js';
 import { writeForecastJson } from './forecastBody.js';
 import type { ForecastQuery } from './schemas.js';
 import { sendAtTurnEnd } from './turnBatch.js';
@@ -270,7 +271,7 @@ export class ForecastService {
 
   private headers200(p: Prepared, bytes: Buffer, coding: Coding): string[] {
     const headers = this.validatorHeaders(p, coding);
-    headers.push('content-type', p.contentType, 'content-length', String(bytes.length));
+    headers.push('content-type', p.contentType, 'content-length', decimalHeader(bytes.length));
     if (coding !== 'identity') headers.push('content-encoding', coding);
     if (p.disposition !== undefined) headers.push('content-disposition', p.disposition);
     return headers;
