@@ -20,7 +20,7 @@ import { createRequire } from 'node:module';
 import { collectDefaultMetrics, type Registry } from 'prom-client';
 
 /** The default collectors left out, by prom-client's name for them. */
-export const LEFT_OUT = new Set(['gc']);
+const LEFT_OUT = new Set(['gc']);
 
 /** What each module of prom-client's default collectors exports. */
 type Collector = (registry: Registry, config: { readonly eventLoopMonitoringPrecision: number }) => void;
