@@ -78,7 +78,7 @@ export class SizedLru<K, V> {
     this.delete(key);
     const size = this.sizeOf(value, key);
     if (size > this.capacity) return false;
-    const node: Node<K, V> = { key, value, size, newer: undefined, older: undefined, protectedPart: false };
+    const node = newNode(key, value, size);
     this.map.set(key, node);
     pushNewest(this.list, node);
     evictOver(this.list, this.hooks, this.leave);
@@ -88,12 +88,7 @@ export class SizedLru<K, V> {
   /** Re-measures an entry whose value grew (e.g. a compressed variant was added). */
   resize(key: K): void {
     const node = this.map.get(key);
-    if (node === undefined) return;
-    const size = this.sizeOf(node.value, key);
-    this.list.bytes += size - node.size;
-    node.size = size;
-    if (size > this.capacity) this.delete(key);
-    else evictOver(this.list, this.hooks, this.leave);
+    if (node !== undefined) remeasure(this.list, node, this.sizeOf(node.value, key), this.hooks, this.leave, this.leave);
   }
 
   delete(key: K): void {
@@ -206,7 +201,7 @@ export class SegmentedLru<K, V> {
     this.fit();
     const size = this.sizeOf(value, key);
     if (size > this.probation.capacity) return;
-    const node: Node<K, V> = { key, value, size, newer: undefined, older: undefined, protectedPart: false };
+    const node = newNode(key, value, size);
     this.map.set(key, node);
     pushNewest(this.probation, node);
     evictOver(this.probation, this.hooks, this.drop);
@@ -214,11 +209,11 @@ export class SegmentedLru<K, V> {
 
   resize(key: K): void {
     const hot = this.map.get(key);
-    if (hot?.protectedPart === true) this.remeasure(this.protectedPart, hot, this.demote);
+    if (hot?.protectedPart === true) remeasure(this.protectedPart, hot, this.sizeOf(hot.value, key), this.hooks, this.drop, this.demote);
     this.fit();
     // Measured in probation after the fit, also when the protected segment has just moved it there.
     const warm = this.map.get(key);
-    if (warm?.protectedPart === false) this.remeasure(this.probation, warm, this.drop);
+    if (warm?.protectedPart === false) remeasure(this.probation, warm, this.sizeOf(warm.value, key), this.hooks, this.drop, this.drop);
   }
 
   delete(key: K): void {
@@ -234,17 +229,6 @@ export class SegmentedLru<K, V> {
 
   get bytes(): number {
     return this.probation.bytes + this.protectedPart.bytes;
-  }
-
-  /** Re-measures an entry of the segment: out when the segment cannot hold it, else evicting through `evicted`. */
-  private remeasure(segment: Segment<K, V>, node: Node<K, V>, evicted: (node: Node<K, V>) => void): void {
-    const size = this.sizeOf(node.value, node.key);
-    segment.bytes += size - node.size;
-    node.size = size;
-    if (size > segment.capacity) {
-      unlink(segment, node);
-      this.drop(node);
-    } else evictOver(segment, this.hooks, evicted);
   }
 
   /**
@@ -283,6 +267,28 @@ function unlink<K, V>(segment: Segment<K, V>, node: Node<K, V>): void {
   else segment.oldest = node.newer;
   node.newer = node.older = undefined;
   segment.bytes -= node.size;
+}
+
+const newNode = <K, V>(key: K, value: V, size: number): Node<K, V> => ({ key, value, size, newer: undefined, older: undefined, protectedPart: false });
+
+/**
+ * An entry of the segment measured again at `size`: out through `leave` when the segment cannot hold it at
+ * all, else the segment evicts down to its capacity through `evicted`.
+ */
+function remeasure<K, V>(
+  segment: Segment<K, V>,
+  node: Node<K, V>,
+  size: number,
+  hooks: LruHooks<V>,
+  leave: (node: Node<K, V>) => void,
+  evicted: (node: Node<K, V>) => void,
+): void {
+  segment.bytes += size - node.size;
+  node.size = size;
+  if (size > segment.capacity) {
+    unlink(segment, node);
+    leave(node);
+  } else evictOver(segment, hooks, evicted);
 }
 
 /** Marks an entry of the segment as its most recent. */
