@@ -10,7 +10,8 @@
  * the same series: every value is the double Number(text) gives.
  */
 import { DATE_TEXT_BYTES, gridBytes } from '../domain/dateTexts.js';
-import { ELEMENT_NAMES } from '../domain/elements.js';
+import { csvHeader } from '../domain/csvFormat.js';
+import { ALL_ELEMENTS } from '../domain/elementsParam.js';
 import { emptySeries, MAX_STEP, STEP_MS, type RunSeries } from '../domain/run.js';
 import { parseDateTime } from '../domain/time.js';
 import { FaultError } from './fault.js';
@@ -30,7 +31,7 @@ const MAX_ROWS = MAX_STEP + 1;
  * A canonical header is the plain one in some order; a longer line is left to the line reader, which names
  * its fault, rather than made into a string here one byte at a time (a 16 MiB line took 600 MB so).
  */
-const MAX_HEADER_BYTES = 2 * ['date_time', ...ELEMENT_NAMES].join(',').length;
+const MAX_HEADER_BYTES = 2 * csvHeader(ALL_ELEMENTS).length;
 
 /**
  * The series of a canonical file, or null when the file is anything else (valid or not). With `scratch`
