@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { readRunCsv } from '../../src/ingest/runCsv.js';
 import { planForecast } from '../../src/query/forecastQuery.js';
 import { EVERY_SITE } from '../../src/query/scope.js';
+import { formatIssue, HOUR_MS } from '../../src/domain/time.js';
 import { ReadModel, RUN_ADMISSION } from '../../src/query/readModel.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
@@ -153,10 +154,7 @@ test(`once the run cache is full, one run read in ${RUN_ADMISSION} is kept; the 
   const farms = ['WF_A', 'PV_B', 'WF_C'];
   // Enough runs for the first kept once the cache is full and two more: issues twice a day from 2026-06-01.
   const perFarm = Math.ceil((RUN_ADMISSION + 6) / farms.length);
-  const issues = Array.from({ length: perFarm }, (_, k) => {
-    const d = new Date(Date.UTC(2026, 5, 1) + k * 12 * 3600_000).toISOString();
-    return `${d.slice(0, 4)}${d.slice(5, 7)}${d.slice(8, 10)}${d.slice(11, 13)}`;
-  });
+  const issues = Array.from({ length: perFarm }, (_, k) => formatIssue(Date.UTC(2026, 5, 1) + k * 12 * HOUR_MS));
   // The same values in every run: blobs of one size, so that the cache holds exactly three.
   for (const f of farms) {
     for (const i of issues) {
