@@ -73,14 +73,21 @@ function unquote(line: string, from: number, doubled: number, to: number): strin
   return joined.join('"');
 }
 
+/** The lines of a text, one at a time, and a count of those not yet taken. */
+export interface LineReader {
+  /** The next line (without its LF or CRLF), or undefined after the last. */
+  next(): string | undefined;
+  /** How many lines are left, counted without a string made for any. */
+  rest(): number;
+}
+
 /**
- * Text of a file as lines: UTF-8 (a BOM is dropped), LF or CRLF, trailing empty
- * lines dropped. Returns the 1-based line of the first invalid UTF-8 byte instead
- * when the bytes are not UTF-8. With `maxLines`, a text of more lines gives only
- * the first maxLines and the count of all (`total`): a file of millions of short
- * lines is refused by its count without a string made for each line.
+ * Text of a file as lines, read one at a time: UTF-8 (a BOM is dropped), LF or
+ * CRLF, trailing empty lines dropped. Returns the 1-based line of the first
+ * invalid UTF-8 byte instead when the bytes are not UTF-8. A reader that stops
+ * at a fault makes no string for the lines after it.
  */
-export function textLines(bytes: Uint8Array, maxLines = Infinity): { lines: string[]; total?: number } | { badLine: number } {
+export function lineReader(bytes: Uint8Array): LineReader | { badLine: number } {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -100,20 +107,41 @@ export function textLines(bytes: Uint8Array, maxLines = Infinity): { lines: stri
     }
     return { badLine: line };
   }
-  const first = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  const end = contentEnd(text, first);
+  let start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const end = contentEnd(text, start);
+  return {
+    next(): string | undefined {
+      if (start >= end) return undefined;
+      let nl = text.indexOf('\n', start);
+      if (nl < 0 || nl > end) nl = end;
+      const line = text.slice(start, nl > start && text.charCodeAt(nl - 1) === 0x0d ? nl - 1 : nl);
+      start = nl + 1;
+      return line;
+    },
+    rest(): number {
+      if (start >= end) return 0;
+      let n = 1;
+      for (let nl = text.indexOf('\n', start); nl >= 0 && nl < end; nl = text.indexOf('\n', nl + 1)) n++;
+      return n;
+    },
+  };
+}
+
+/**
+ * The lines of a file (see lineReader), or the line of its first invalid UTF-8 byte. With `maxLines`, a
+ * text of more lines gives only the first maxLines and the count of all (`total`): a file of millions of
+ * short lines is refused by its count without a string made for each line.
+ */
+export function textLines(bytes: Uint8Array, maxLines = Infinity): { lines: string[]; total?: number } | { badLine: number } {
+  const reader = lineReader(bytes);
+  if ('badLine' in reader) return reader;
   const lines: string[] = [];
-  let start = first;
-  while (start < end) {
+  for (let line = reader.next(); line !== undefined; line = reader.next()) {
+    lines.push(line);
     if (lines.length === maxLines) {
-      let total = lines.length + 1;
-      for (let nl = text.indexOf('\n', start); nl >= 0 && nl < end; nl = text.indexOf('\n', nl + 1)) total++;
-      return { lines, total };
+      const rest = reader.rest();
+      return rest === 0 ? { lines } : { lines, total: maxLines + rest };
     }
-    let nl = text.indexOf('\n', start);
-    if (nl < 0 || nl > end) nl = end;
-    lines.push(text.slice(start, nl > start && text.charCodeAt(nl - 1) === 0x0d ? nl - 1 : nl));
-    start = nl + 1;
   }
   return { lines };
 }

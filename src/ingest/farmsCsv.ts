@@ -4,7 +4,7 @@
  */
 import { FARM_ID_PATTERN, MAX_FARMS_COLUMNS } from '../domain/limits.js';
 import type { Farm } from '../store/store.js';
-import { csvCells, textLines } from './csvLine.js';
+import { csvCells, lineReader } from './csvLine.js';
 import { DECIMAL, fault, quote } from './fault.js';
 
 const FIXED = ['farm_id', 'lat', 'lon', 'name'] as const;
@@ -20,11 +20,12 @@ function coordinate(cell: string, what: 'lat' | 'lon', line: number, column: num
 
 /** Reads a registry file; throws a FaultError (line, column, message) at the first fault. */
 export function readFarmsCsv(bytes: Uint8Array): Farm[] {
-  const text = textLines(bytes);
-  if ('badLine' in text) throw fault(text.badLine, 0, 'file is not valid UTF-8');
-  const { lines } = text;
-  if (lines.length === 0) throw fault(1, 1, `file is empty; expected the header ${FIXED.join(',')}`);
-  const headerCells = csvCells(lines[0]!, MAX_FARMS_COLUMNS);
+  // Line by line: a registry's rows become farms anyway, and a file of millions of bad lines stops at the first.
+  const lines = lineReader(bytes);
+  if ('badLine' in lines) throw fault(lines.badLine, 0, 'file is not valid UTF-8');
+  const headerLine = lines.next();
+  if (headerLine === undefined) throw fault(1, 1, `file is empty; expected the header ${FIXED.join(',')}`);
+  const headerCells = csvCells(headerLine, MAX_FARMS_COLUMNS);
   if (headerCells === null) throw fault(1, 1, 'header has unbalanced quotes');
   const header = headerCells.cells;
   FIXED.forEach((name, i) => {
@@ -45,9 +46,9 @@ export function readFarmsCsv(bytes: Uint8Array): Farm[] {
   const extraNames = header.slice(FIXED.length).map((n) => n.trim());
   const farms: Farm[] = [];
   const seen = new Map<string, number>();
-  for (let r = 1; r < lines.length; r++) {
-    const lineNo = r + 1;
-    const line = lines[r]!;
+  let lineNo = 1;
+  for (let line = lines.next(); line !== undefined; line = lines.next()) {
+    lineNo++;
     if (line === '') throw fault(lineNo, 1, 'empty line');
     const split = csvCells(line, header.length);
     if (split === null) throw fault(lineNo, 1, 'row has unbalanced quotes');

@@ -1,6 +1,7 @@
 /**
  * A run file of any shape within the 16 MiB bound is refused within a bounded heap: reading it makes no
- * string per line, per cell or per doubled quote of the whole file. Each file is prepared on a thread
+ * string per line, per cell or per doubled quote of the whole file; nor does a farm registry of millions of
+ * bad lines. Each file is prepared on a thread
  * whose heap is limited to 64 MB; a reader that made millions of strings (or a rope of millions of pieces)
  * ran that thread out of memory instead of naming the file's fault.
  */
@@ -65,4 +66,27 @@ test('16 MiB of one-byte lines, of header cells, of row cells or of doubled quot
     assert.ok(!p.ok);
     assert.match(p.fault.message, message, file);
   }
+});
+
+test('a farm registry of 16 MiB of one-byte lines is refused at its first row within 64 MB of heap', async () => {
+  const file = join(dir, 'farms.csv');
+  writeFileSync(file, 'farm_id,lat,lon,name\n' + '1\n'.repeat(MAX_RUN_FILE_BYTES / 2));
+  const module = new URL('../../src/ingest/farmsCsv.js', import.meta.url).href;
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     const { readFileSync } = require('node:fs');
+     import(workerData.module).then(({ readFarmsCsv }) => {
+       try { readFarmsCsv(readFileSync(workerData.file)); parentPort.postMessage('accepted'); }
+       catch (err) { parentPort.postMessage(err.fault ?? String(err)); }
+     });`,
+    { eval: true, workerData: { module, file }, resourceLimits: { maxOldGenerationSizeMb: 64 } },
+  );
+  const outcome = await new Promise<unknown>((resolve) => {
+    worker.once('message', (m: unknown) => {
+      resolve(m);
+      void worker.terminate();
+    });
+    worker.once('error', (err: Error & { code?: string }) => resolve({ died: err.code ?? err.message }));
+  });
+  assert.deepEqual(outcome, { line: 2, column: 2, message: 'row has 1 cells, expected 4' });
 });
