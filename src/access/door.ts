@@ -58,7 +58,6 @@ export function doorSettings(access: Partial<AccessOptions> = {}, limits: Partia
 
 export const UNAUTHORIZED_MESSAGE = 'A valid API key is required: send it as "Authorization: Bearer KEY" or "X-API-Key: KEY".';
 const WWW_AUTHENTICATE = 'Bearer realm="forecastd"';
-const JSON_TYPE = 'application/json; charset=utf-8';
 const EXPOSED = 'RateLimit, RateLimit-Policy, Retry-After, ETag, Forecast-Issue, X-Request-Id';
 const PREFLIGHT_HEADERS = 'Authorization, X-API-Key, If-None-Match, If-Modified-Since, Accept, Last-Event-ID';
 
@@ -81,6 +80,9 @@ function clientAddress(req: IncomingMessage): string {
   return req.socket.remoteAddress ?? '';
 }
 
+/** Writes the error envelope of `def` with `message` and extra headers to a response nothing was written to. */
+export type ErrorAnswerWriter = (res: ServerResponse, def: CodeDef, message: string, headers: readonly string[]) => void;
+
 export class Door {
   private inFlight = 0;
   private readonly leave = (): void => {
@@ -96,6 +98,8 @@ export class Door {
     private readonly settings: DoorSettings,
     private readonly keys: Keyring,
     private readonly limiter: RateLimiter,
+    /** How an error envelope is written to a bare response: the HTTP layer's own writer, so that refusals are spelled once. */
+    private readonly refuseWith: ErrorAnswerWriter,
     private readonly now: () => number = Date.now,
   ) {
     this.cors = new Set(settings.corsOrigins);
@@ -216,16 +220,10 @@ export class Door {
     this.refuse(res, CODES.RATE_LIMITED, `Too many requests: the rate limit is reached; retry after ${s} s.`, [...headers, 'retry-after', s]);
   }
 
-  private refuse(res: ServerResponse, def: CodeDef, message: string, headers: string[]): void {
-    const body = JSON.stringify({ code: def.code, message, data: null });
-    res.writeHead(def.status, [
-      ...headers,
-      'content-type', JSON_TYPE,
-      'content-length', String(Buffer.byteLength(body)),
-      'x-content-type-options', 'nosniff',
-    ]);
-    res.end(body);
+  private refuse(res: ServerResponse, def: CodeDef, message: string, headers: readonly string[]): void {
+    this.refuseWith(res, def, message, headers);
   }
+
 }
 
 const ANONYMOUS_OPERATOR: Principal = Object.freeze({ ...ANONYMOUS, admin: true });

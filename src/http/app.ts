@@ -20,7 +20,7 @@ import { storeGauges } from '../ops/storeGauges.js';
 import { defaultOf, SETTINGS } from '../settings/definitions.js';
 import type { AppContext } from './context.js';
 import { directForecast } from './directForecast.js';
-import { clientErrorResponse, rawUnroutedResponse, registerErrorHandling, RoutePaths, sendError, writeInternalError } from './envelope.js';
+import { clientErrorResponse, rawUnroutedResponse, registerErrorHandling, RoutePaths, sendError, writeErrorAnswer, writeInternalError } from './envelope.js';
 import { registerOpenApi } from './openapi.js';
 import { MALFORMED, parseQuery, PLAIN_DECIMAL, type ParsedQuery } from './querystring.js';
 import { elementsRoute } from './routes/elements.js';
@@ -72,7 +72,7 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
   const keyring = new Keyring(ctx.store, { onError: (err) => app.log.warn({ err }, 'reading API keys failed') });
   await keyring.start();
   const limiter = ctx.limiter ?? localLimiter();
-  const door = new Door(doorSettings(ctx.access, ctx.limits), keyring, limiter);
+  const door = new Door(doorSettings(ctx.access, ctx.limits), keyring, limiter, writeErrorAnswer);
   // The limiter never rejects; should it, the request is answered rather than left hanging.
   const doorFailed = (err: unknown, res: ServerResponse): void => {
     app.log.error({ err }, 'admitting a request failed');

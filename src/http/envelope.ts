@@ -69,7 +69,7 @@ export function writeStoreUnavailable(res: ServerResponse): void {
 }
 
 /** An error envelope written whole to a bare Node response (paths outside the framework's routes). */
-function writeErrorAnswer(res: ServerResponse, def: CodeDef, message: string, headers: readonly string[] = []): void {
+export function writeErrorAnswer(res: ServerResponse, def: CodeDef, message: string, headers: readonly string[] = []): void {
   const body = errorBody(def, message);
   res.writeHead(def.status, [
     ...headers,

@@ -12,6 +12,7 @@ import { Keyring } from '../../src/access/keyring.js';
 import { localLimiter } from '../../src/access/rateLimit/localLimiter.js';
 import { OPEN_PATHS, OPEN_PREFIXES } from '../../src/access/routeClass.js';
 import { buildApp } from '../../src/http/app.js';
+import { writeErrorAnswer } from '../../src/http/envelope.js';
 import type { AppContext } from '../../src/http/context.js';
 import type { Store } from '../../src/store/store.js';
 import { DEFAULT_RULES, eventually, seed, testStore } from '../helpers/fixtures.js';
@@ -246,7 +247,7 @@ describe('anonymous limits, in-flight cap, CORS', () => {
   test('beyond --max-in-flight: 503 / 50300 with Retry-After at once, and room again when one ends', async () => {
     // The door alone in front of a handler that holds its answers until told: requests stay in flight.
     const held: Array<() => void> = [];
-    const door = new Door(doorSettings({ auth: 'off' }, { maxInFlight: 2 }), new Keyring(store), localLimiter());
+    const door = new Door(doorSettings({ auth: 'off' }, { maxInFlight: 2 }), new Keyring(store), localLimiter(), writeErrorAnswer);
     const server = createServer((req, res) => {
       if (door.admit(req, res) === true) held.push(() => res.end("done"));
     });
