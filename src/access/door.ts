@@ -98,8 +98,8 @@ export class Door {
     private readonly settings: DoorSettings,
     private readonly keys: Keyring,
     private readonly limiter: RateLimiter,
-    /** How an error envelope is written to a bare response: the HTTP layer's own writer, so that refusals are spelled once. */
-    private readonly refuseWith: ErrorAnswerWriter,
+    /** Writes a refusal: the HTTP layer's own error-envelope writer, so that the envelope is spelled once. */
+    private readonly refuse: ErrorAnswerWriter,
     private readonly now: () => number = Date.now,
   ) {
     this.cors = new Set(settings.corsOrigins);
@@ -219,11 +219,6 @@ export class Door {
     const s = String(d.retryAfterS);
     this.refuse(res, CODES.RATE_LIMITED, `Too many requests: the rate limit is reached; retry after ${s} s.`, [...headers, 'retry-after', s]);
   }
-
-  private refuse(res: ServerResponse, def: CodeDef, message: string, headers: readonly string[]): void {
-    this.refuseWith(res, def, message, headers);
-  }
-
 }
 
 const ANONYMOUS_OPERATOR: Principal = Object.freeze({ ...ANONYMOUS, admin: true });
