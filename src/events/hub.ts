@@ -38,6 +38,9 @@ export function eventText(e: FeedEvent): string {
   return `id: ${e.id}\nevent: ${e.event}\ndata: ${e.data}\n\n`;
 }
 
+/** Events as a stream carries them, one after another. */
+const streamText = (events: readonly FeedEvent[]): string => events.map(eventText).join('');
+
 export interface HubOptions {
   readonly store: Store;
   /** --run-deadline, ms. */
@@ -199,7 +202,7 @@ export class EventHub {
     } else {
       const i = firstAfter(live.history, lastEventId);
       const catchUp = live.history.slice(i);
-      start = { reset: false, catchUp, text: catchUp.map(eventText).join('') };
+      start = { reset: false, catchUp, text: streamText(catchUp) };
     }
     sub.begin(start);
     live.subscribers.add(sub);
@@ -233,19 +236,10 @@ export class EventHub {
     let live = this.feeds.get(scope.id);
     if (live === undefined) {
       live = this.makeFeed(scope);
-      for (const entry of this.window) this.record(live, live.feed.apply(entry));
+      for (const entry of this.window) for (const e of live.feed.apply(entry)) live.history.push(e);
       this.feeds.set(scope.id, live);
     }
     return live;
-  }
-
-  private record(live: LiveFeed, events: readonly FeedEvent[]): string {
-    let text = '';
-    for (const e of events) {
-      live.history.push(e);
-      text += eventText(e);
-    }
-    return text;
   }
 
   /** Registered sites the scope sees. */
@@ -317,7 +311,10 @@ export class EventHub {
       }
     }
     for (const [live, events] of derived) {
-      const text = this.record(live, events);
+      for (const e of events) live.history.push(e);
+      // Written out once per feed, and only for a feed that has clients (the feed of every site is kept without).
+      if (live.subscribers.size === 0) continue;
+      const text = streamText(events);
       for (const sub of live.subscribers) {
         try {
           sub.deliver(events, text);
