@@ -12,6 +12,8 @@ const SITES = Number(process.env.BENCH_SITES ?? 200);
 const RUNS = Number(process.env.BENCH_RUNS ?? 8);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** BENCH_CODINGS=gzip,br: the mixed and csv loads once more per coding, sent with that Accept-Encoding, each on a server of its own. */
+const CODINGS = (process.env.BENCH_CODINGS ?? '').split(',').filter((c) => c !== '');
 
 const { summary, rssMb, pageBytes } = await httpRun({
   sites: SITES,
@@ -19,6 +21,9 @@ const { summary, rssMb, pageBytes } = await httpRun({
   scenarios: ['ceiling', 'hot', 'mixed', 'csv'],
   rounds: ROUNDS,
   seconds: SECONDS,
+  variants: CODINGS.flatMap((coding) =>
+    (['mixed', 'csv'] as const).map((load) => ({ name: `${load}-${coding}`, load, serveArgs: [], headers: [`Accept-Encoding: ${coding}`] })),
+  ),
 });
 const ceil = summary[0]!;
 console.log(`\nforecastd HTTP benchmark: ${SITES} sites x ${RUNS} runs, wrk -t1 -c32 -d${SECONDS}s, ${ROUNDS} rounds (medians)`);

@@ -1,8 +1,9 @@
 /** Content negotiation helpers: the coding from Accept-Encoding, the CSV preference from Accept. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync, gzipSync } from 'node:zlib';
 import { prefersCsv } from '../../src/http/accept.js';
-import { chooseCoding } from '../../src/http/conditional.js';
+import { chooseCoding, compress } from '../../src/http/conditional.js';
 
 test('chooseCoding: br before gzip, q-values, x-gzip, the wildcard, and the same answer when asked again', () => {
   const cases: [string | undefined, string][] = [
@@ -43,4 +44,26 @@ test('prefersCsv: only a text/csv entry at least as wanted as application/json',
   assert.equal(prefersCsv('application/json;q=0.4, text/csv;q=0.5'), true);
   assert.equal(prefersCsv('text/csv;q=0'), false);
   assert.equal(prefersCsv('text/csvx'), false);
+});
+
+test('compress: the fast settings of docs/performance.md (gzip level 2, brotli quality 2), each decoding to the body', () => {
+  const body = Buffer.from(
+    Array.from({ length: 400 }, (_, i) => `{"date_time":"2026-11-20T${String(i % 24).padStart(2, '0')}:00:00+08:00","t2m":${(i * 7) % 300 / 10}}`).join(','),
+  );
+  const gz = compress(body, 'gzip');
+  assert.deepEqual(gunzipSync(gz), body);
+  assert.deepEqual(gz, gzipSync(body, { level: 2 }));
+  assert.notDeepEqual(gz, gzipSync(body), 'not the zlib default (level 6)');
+  const br = compress(body, 'br');
+  assert.deepEqual(brotliDecompressSync(br), body);
+  const q = (quality: number): Buffer =>
+    brotliCompressSync(body, {
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: quality,
+        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+        [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+      },
+    });
+  assert.deepEqual(br, q(2));
+  assert.notDeepEqual(br, q(5));
 });
