@@ -61,6 +61,21 @@ test('the table edge and the largest six-decimal entries are spelled in full', (
   ]);
 });
 
+test('large whole numbers (pressure in Pa, accumulated radiation) are spelled in full, by thousands and three digits', () => {
+  // Whole numbers from 65,536 up to 65,535,999 are written as their thousands from the text table and three
+  // more digits; from 65,536,000 on, digit by digit.
+  const edges = [65_536, 65_999, 66_000, 100_000, 101_325, 100_007, 674_040, 999_999, 1_000_000, 1_000_001, 9_999_000];
+  const more = [65_535_999, 65_536_000, 65_536_001, 2 ** 31 - 1, 2 ** 31, 2 ** 40 + 7];
+  const values = [...edges, ...more, ...edges.map((n) => -n), ...more.map((n) => -n)];
+  assert.deepEqual(rendered(values), values.map((n) => String(n)));
+  fc.assert(
+    fc.property(fc.array(fc.integer({ min: -70_000_000, max: 70_000_000 }), { minLength: 1, maxLength: 200 }), (column) => {
+      assert.deepEqual(rendered(column), column.map((n) => String(n)));
+    }),
+    { numRuns: 300 },
+  );
+});
+
 test('every entry of every small-value text table is spelled as its number (lengths 1 to 8 included)', () => {
   // The table holds each text and its length in one pair of words: every entry is checked, not a sample.
   for (let d = 0; d <= 6; d++) {
