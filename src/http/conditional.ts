@@ -67,12 +67,12 @@ function parseCoding(acceptEncoding: string): Coding {
 /**
  * Compression settings, for speed: a body that is not kept (a one-off page, a whole-run file) is compressed for
  * each answer, and one setting for every body keeps a strong tag naming one byte sequence per coding. Measured
- * on a 21 KB page, a 5.7 KB page and a 141 KB whole-run file (docs/performance.md, "Compression"): brotli at
+ * on a 21 KB page, a 5.7 KB page and a 141 KB whole-run file (docs/performance.md, "Compressed answers"): brotli at
  * quality 2 took a quarter to a third of the CPU of quality 5 for 2-11 % more bytes; gzip at level 2 a third
  * to a fifth of level 6's for 11-23 % more.
  */
-export const GZIP_LEVEL = 2;
-export const BROTLI_QUALITY = 2;
+const GZIP_LEVEL = 2;
+const BROTLI_QUALITY = 2;
 
 export function compress(body: Buffer, coding: 'gzip' | 'br'): Buffer {
   return coding === 'gzip'
