@@ -66,20 +66,27 @@ function parseCoding(acceptEncoding: string): Coding {
 
 /**
  * Compression settings, for speed: a body that is not kept (a one-off page, a whole-run file) is compressed for
- * each answer, and one setting for every body keeps a strong tag naming one byte sequence per coding. Measured
- * on a 21 KB page, a 5.7 KB page and a 141 KB whole-run file (docs/performance.md, "Compressed answers"): brotli at
- * quality 2 took a quarter to a third of the CPU of quality 5 for 2-11 % more bytes; gzip at level 2 a third
- * to a fifth of level 6's for 11-23 % more.
+ * each answer. The settings depend only on the body's size, so that a strong tag still names one byte sequence
+ * per coding. Measured on a 21 KB page, a 5.7 KB page and a 141 KB whole-run file (docs/performance.md,
+ * "Compressed answers"): for pages, brotli at quality 2 took a quarter to a third of the CPU of quality 5 for
+ * 2-11 % more bytes, gzip at level 2 a third to a fifth of level 6's for 11-23 % more; for a whole-run file,
+ * brotli at quality 1 took half of quality 2's CPU for 7 % more bytes, gzip at level 1 a seventh less than
+ * level 2 for 3 % more.
  */
 const GZIP_LEVEL = 2;
 const BROTLI_QUALITY = 2;
+/** Bodies from this size on (whole-run files; pages are at most about 21 KB) get the fastest settings. */
+export const LARGE_BODY_BYTES = 64 * 1024;
+const LARGE_GZIP_LEVEL = 1;
+const LARGE_BROTLI_QUALITY = 1;
 
 export function compress(body: Buffer, coding: 'gzip' | 'br'): Buffer {
+  const large = body.length >= LARGE_BODY_BYTES;
   return coding === 'gzip'
-    ? gzipSync(body, { level: GZIP_LEVEL })
+    ? gzipSync(body, { level: large ? LARGE_GZIP_LEVEL : GZIP_LEVEL })
     : brotliCompressSync(body, {
         params: {
-          [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+          [constants.BROTLI_PARAM_QUALITY]: large ? LARGE_BROTLI_QUALITY : BROTLI_QUALITY,
           [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
           [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
         },

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync, gzipSync } from 'node:zlib';
 import { prefersCsv } from '../../src/http/accept.js';
-import { chooseCoding, compress } from '../../src/http/conditional.js';
+import { chooseCoding, compress, LARGE_BODY_BYTES } from '../../src/http/conditional.js';
 
 test('chooseCoding: br before gzip, q-values, x-gzip, the wildcard, and the same answer when asked again', () => {
   const cases: [string | undefined, string][] = [
@@ -66,4 +66,27 @@ test('compress: the fast settings of docs/performance.md (gzip level 2, brotli q
     });
   assert.deepEqual(br, q(2));
   assert.notDeepEqual(br, q(5));
+});
+
+test('compress: a body from LARGE_BODY_BYTES on (a whole-run file) gets the fastest settings, gzip level 1 and brotli quality 1', () => {
+  const line = '2026-11-20T08:15:00+08:00,285.5,81.2,101325,0.4,0,3.25,271.5,4.5,5.25,5.75,6.5,262.5,674040,0,0\n';
+  const text = line.repeat(Math.ceil(LARGE_BODY_BYTES / line.length));
+  const brotli = (body: Buffer, quality: number): Buffer =>
+    brotliCompressSync(body, {
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: quality,
+        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+        [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+      },
+    });
+  const large = Buffer.from(text);
+  assert.ok(large.length >= LARGE_BODY_BYTES);
+  assert.deepEqual(compress(large, 'gzip'), gzipSync(large, { level: 1 }));
+  assert.deepEqual(compress(large, 'br'), brotli(large, 1));
+  assert.deepEqual(gunzipSync(compress(large, 'gzip')), large);
+  assert.deepEqual(brotliDecompressSync(compress(large, 'br')), large);
+  // One byte under the bound: a page's settings.
+  const under = large.subarray(0, LARGE_BODY_BYTES - 1);
+  assert.deepEqual(compress(under, 'gzip'), gzipSync(under, { level: 2 }));
+  assert.deepEqual(compress(under, 'br'), brotli(under, 2));
 });
