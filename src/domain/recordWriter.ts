@@ -209,6 +209,18 @@ const TRIPLES = Uint32Array.from({ length: 1000 }, (_, n) => {
   return d(2) | (d(1) << 8) | (d(0) << 16);
 });
 
+/**
+ * Writes the table text whose two words start at words[at] (TEXT_WORDS; two stores: the reservation covers 8 bytes, and
+ * what follows overwrites the padding); returns the new end.
+ */
+function putTableText(dv: DataView, pos: number, words: Uint32Array, at: number): number {
+  const high = words[at + 1]!;
+  dv.setUint32(pos, words[at]!, true);
+  dv.setUint32(pos + 4, high, true);
+  const len = high >>> 24;
+  return pos + (len > 8 ? 8 : len);
+}
+
 function put(buf: Uint8Array, pos: number, b: Uint8Array): number {
   for (let i = 0; i < b.length; i++) buf[pos++] = b[i]!;
   return pos;
@@ -345,23 +357,12 @@ export function writeRecords(
           a = -a;
         }
         if (a < SMALL_SCALED) {
-          // Two words: the reservation covers 8 bytes, and what follows overwrites the padding.
-          const k = textBase[j]! + 2 * (a | 0);
-          const high = words[k + 1]!;
-          dv.setUint32(pos, words[k]!, true);
-          dv.setUint32(pos + 4, high, true);
-          const len = high >>> 24;
-          pos += len > 8 ? 8 : len;
+          pos = putTableText(dv, pos, words, textBase[j]! + 2 * (a | 0));
         } else if (a < LARGE_WHOLE && decimals[j] === 0) {
           // A large whole number (a pressure in Pa, an accumulated radiation): its thousands from the text table
           // (at least 65, so no leading zero), then its last three digits from a table of their own.
           const thousands = (a / 1000) | 0;
-          const k = textBase[j]! + 2 * thousands;
-          const high = words[k + 1]!;
-          dv.setUint32(pos, words[k]!, true);
-          dv.setUint32(pos + 4, high, true);
-          const len = high >>> 24;
-          pos += len > 8 ? 8 : len;
+          pos = putTableText(dv, pos, words, textBase[j]! + 2 * thousands);
           dv.setUint32(pos, TRIPLES[(a | 0) - thousands * 1000]!, true);
           pos += 3;
         } else {
