@@ -46,6 +46,16 @@ test('prefersCsv: only a text/csv entry at least as wanted as application/json',
   assert.equal(prefersCsv('text/csvx'), false);
 });
 
+/** Brotli at `quality` with the other parameters compress() sets (text mode, size hint). */
+const brotliAt = (body: Buffer, quality: number): Buffer =>
+  brotliCompressSync(body, {
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: quality,
+      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+      [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+    },
+  });
+
 test('compress: the fast settings of docs/performance.md (gzip level 2, brotli quality 2), each decoding to the body', () => {
   const body = Buffer.from(
     Array.from({ length: 400 }, (_, i) => `{"date_time":"2026-11-20T${String(i % 24).padStart(2, '0')}:00:00+08:00","t2m":${(i * 7) % 300 / 10}}`).join(','),
@@ -56,37 +66,21 @@ test('compress: the fast settings of docs/performance.md (gzip level 2, brotli q
   assert.notDeepEqual(gz, gzipSync(body), 'not the zlib default (level 6)');
   const br = compress(body, 'br');
   assert.deepEqual(brotliDecompressSync(br), body);
-  const q = (quality: number): Buffer =>
-    brotliCompressSync(body, {
-      params: {
-        [constants.BROTLI_PARAM_QUALITY]: quality,
-        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-        [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
-      },
-    });
-  assert.deepEqual(br, q(2));
-  assert.notDeepEqual(br, q(5));
+  assert.deepEqual(br, brotliAt(body, 2));
+  assert.notDeepEqual(br, brotliAt(body, 5));
 });
 
 test('compress: a body from LARGE_BODY_BYTES on (a whole-run file) gets the fastest settings, gzip level 1 and brotli quality 1', () => {
   const line = '2026-11-20T08:15:00+08:00,285.5,81.2,101325,0.4,0,3.25,271.5,4.5,5.25,5.75,6.5,262.5,674040,0,0\n';
   const text = line.repeat(Math.ceil(LARGE_BODY_BYTES / line.length));
-  const brotli = (body: Buffer, quality: number): Buffer =>
-    brotliCompressSync(body, {
-      params: {
-        [constants.BROTLI_PARAM_QUALITY]: quality,
-        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-        [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
-      },
-    });
   const large = Buffer.from(text);
   assert.ok(large.length >= LARGE_BODY_BYTES);
   assert.deepEqual(compress(large, 'gzip'), gzipSync(large, { level: 1 }));
-  assert.deepEqual(compress(large, 'br'), brotli(large, 1));
+  assert.deepEqual(compress(large, 'br'), brotliAt(large, 1));
   assert.deepEqual(gunzipSync(compress(large, 'gzip')), large);
   assert.deepEqual(brotliDecompressSync(compress(large, 'br')), large);
   // One byte under the bound: a page's settings.
   const under = large.subarray(0, LARGE_BODY_BYTES - 1);
   assert.deepEqual(compress(under, 'gzip'), gzipSync(under, { level: 2 }));
-  assert.deepEqual(compress(under, 'br'), brotli(under, 2));
+  assert.deepEqual(compress(under, 'br'), brotliAt(under, 2));
 });
