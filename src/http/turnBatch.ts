@@ -15,7 +15,10 @@
  *
  * A queue holds at most MAX_BATCH answers: the first answer of a batch waits for
  * the rendering of the others, so the bound caps what batching adds to an
- * answer's latency (16 mixed answers, about 1.3 ms at 80 µs each).
+ * answer's latency (32 mixed answers, about 1.1 ms at 35 µs each). 32, not 16:
+ * with 32 clients each turn's answers go in one batch and wake the reader once,
+ * and that cost less per answer and gave a shorter tail, hot and mixed
+ * (docs/performance.md, "What each design choice buys").
  *
  * Only the writing waits: status, headers and body are fixed when an answer is
  * queued, so nothing read from a cache or the read model is needed after the turn
@@ -23,7 +26,7 @@
  */
 import type { ServerResponse } from 'node:http';
 
-export const MAX_BATCH = 16;
+export const MAX_BATCH = 32;
 /**
  * A queue holding this many bytes of bodies is written at once: sixteen whole-run files (about 250 KB each)
  * would be 4 MB handed to the kernel in one go, more than a loopback socket takes, and the rest would trickle

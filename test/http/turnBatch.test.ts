@@ -81,6 +81,20 @@ test('an answer is written when the turn ends, not when it is queued', async () 
   );
 });
 
+test('the answers of 32 clients made in one turn are written together (one wake-up of their reader)', async () => {
+  const { responses, replies } = await hold(32);
+  const writtenBefore: number[] = [];
+  for (const [i, res] of responses.entries()) {
+    writtenBefore.push(responses.filter((r) => r.headersSent).length);
+    const body = Buffer.from(`answer ${i}`);
+    sendAtTurnEnd(res, 200, headers(body), body, undefined);
+  }
+  assert.deepEqual(writtenBefore, Array<number>(32).fill(0), 'no answer is written while the others of the turn are made');
+  await nextTurn();
+  assert.ok(responses.every((r) => r.writableEnded));
+  assert.equal((await replies).length, 32);
+});
+
 test('a full batch is written at once: no answer waits for more than MAX_BATCH - 1 others', async () => {
   const n = MAX_BATCH + 3;
   const { responses, replies } = await hold(n);
