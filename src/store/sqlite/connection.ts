@@ -9,9 +9,9 @@ import { RUN_COLUMNS } from '../rows.js';
 
 export function setSharedPragmas(db: Database.Database): void {
   db.pragma('busy_timeout = 10000');
-  // 2 MB of page cache, not the library's 16 MB: runs are cached decoded by the read model and file pages
-  // by the OS; a larger page cache made run reads no faster (bench notes in docs/performance.md) and only
-  // raised the resident size.
+  // 2 MB of page cache, not the library's 16 MB: runs are cached by the read model and file pages by the
+  // OS, and a run read touches about five pages that are rarely the ones read before (docs/performance.md,
+  // "Where the time goes"), so a larger page cache would mostly raise the resident size.
   db.pragma('cache_size = -2000');
 }
 

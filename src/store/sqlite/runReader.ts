@@ -6,8 +6,9 @@
  * takes tens of microseconds, but a page that is not (a store larger than the
  * memory, pages the OS reclaimed while they were idle, a server just started)
  * is read from the disk while every other request waits: on this project's
- * machine, mixed load at 10,000 sites on a partly cold store had a p99 of
- * 326 ms (docs/performance.md). Here the read thread waits instead, and answers
+ * machine, mixed load at 10,000 sites on a store 5 % cached had a p99 of
+ * 373-401 ms and answers held up to 928 ms (docs/performance.md, "What each
+ * design choice buys"). Here the read thread waits instead, and answers
  * from memory go on meanwhile. One thread: a second, reading another batch
  * while the first waits for the disk, measured no better on that machine.
  *
