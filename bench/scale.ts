@@ -67,14 +67,14 @@ try {
   console.log(`\nforecastd scale benchmark: ${SMALL} vs ${LARGE} sites x ${RUNS} runs, wrk -t1 -c32 -d${SECONDS}s, ${ROUNDS} alternating rounds (medians)`);
   console.log(`ceiling (node:http, precomputed page): ${ceilRps.toFixed(0)} req/s, ${med('ceiling', (r) => r.cpuUs).toFixed(1)} µs CPU/req, latency ${distribution('ceiling')}`);
   console.log('latency in ms: p50 / p90 / p99 / p99.9 / max (each the median over the rounds)');
-  console.log('scenario   sites   req/s  ÷ceiling  CPU µs/req  latency');
+  console.log('scenario   sites   req/s  ÷ceiling  CPU µs/req  (event loop)  latency');
   for (const scenario of SCENARIOS) {
     for (const sites of sizes) {
       const key = `${scenario}@${sites}`;
       const rps = med(key, (r) => r.rps);
       console.log(
         `${scenario.padEnd(8)} ${String(sites).padStart(7)} ${rps.toFixed(0).padStart(7)}  ${(rps / ceilRps).toFixed(2).padStart(8)}  ` +
-          `${med(key, (r) => r.cpuUs).toFixed(1).padStart(10)}  ${distribution(key)}`,
+          `${med(key, (r) => r.cpuUs).toFixed(1).padStart(10)}  ${`(${med(key, (r) => r.loopCpuUs).toFixed(1)})`.padStart(12)}  ${distribution(key)}`,
       );
     }
   }

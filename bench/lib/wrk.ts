@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { BENCH_DIR } from './benchStore.js';
-import { cpuSeconds } from './proc.js';
+import { cpuSeconds, mainThreadCpuSeconds } from './proc.js';
 
 const run = promisify(execFile);
 
@@ -21,6 +21,8 @@ export interface WrkResult {
   errors: number;
   /** Server CPU per request, µs. */
   cpuUs: number;
+  /** Of that, the server's event loop (its main thread), µs. */
+  loopCpuUs: number;
 }
 
 const LUA = `
@@ -45,7 +47,7 @@ end
 
 const toMs = (v: string, unit: string): number => Number(v) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
 
-export function parseWrk(text: string): Omit<WrkResult, 'cpuUs'> {
+export function parseWrk(text: string): Omit<WrkResult, 'cpuUs' | 'loopCpuUs'> {
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? NaN);
   const requests = Number(/(\d+) requests in/.exec(text)?.[1] ?? NaN);
   const lat = (pct: string): number => {
@@ -85,6 +87,7 @@ export async function wrk(
     writeFileSync(script, LUA + TAIL_LUA);
   }
   const cpu0 = cpuSeconds(o.serverPid);
+  const loop0 = mainThreadCpuSeconds(o.serverPid);
   const { stdout } = await run(
     'taskset',
     [
@@ -95,8 +98,9 @@ export async function wrk(
     { env: { ...process.env, WRK_PATHS: list, WRK_SEED: String(o.seed ?? 0) }, maxBuffer: 1 << 20 },
   );
   const cpu = cpuSeconds(o.serverPid) - cpu0;
+  const loop = mainThreadCpuSeconds(o.serverPid) - loop0;
   const r = parseWrk(stdout);
-  return { ...r, cpuUs: (cpu / r.requests) * 1e6 };
+  return { ...r, cpuUs: (cpu / r.requests) * 1e6, loopCpuUs: (loop / r.requests) * 1e6 };
 }
 
 export const median = (xs: readonly number[]): number => {
