@@ -14,22 +14,34 @@ export const MIN_COMPRESS_BYTES = 1024;
 /** The entity tag, without quotes and coding, of one (run revision, normalised query), from the query's 32-bit hash. */
 export const tagBase = (revision: number, keyHash: number): string => `${revision.toString(36)}-${keyHash.toString(36)}`;
 
+/**
+ * The tag suffix of each compressed coding. A strong tag names one byte sequence, and compressed bytes change
+ * with compress()'s settings, so the suffix names the settings too: "gz2" and "br2" for those below; "gz" and
+ * "br" tagged the answers of the settings before them (gzip level 6, brotli quality 5). A change of settings
+ * takes the next number.
+ */
+export const CODING_TAGS = { gzip: 'gz2', br: 'br2' } as const;
+/** The coding suffixes a tag of this service may carry, earlier settings' included. */
+const KNOWN_CODING_TAGS: ReadonlySet<string> = new Set(['gz', 'br', CODING_TAGS.gzip, CODING_TAGS.br]);
+
 /** The entity tag of a representation: the base, marked per content coding. */
 export function entityTag(base: string, coding: Coding): string {
-  return coding === 'identity' ? `"${base}"` : `"${base}-${coding === 'gzip' ? 'gz' : 'br'}"`;
+  return coding === 'identity' ? `"${base}"` : `"${base}-${CODING_TAGS[coding]}"`;
 }
 
 /**
  * Whether If-None-Match names this resource's current representation in any
  * coding (the comparison for If-None-Match is weak, so W/ and the coding suffix
- * are ignored).
+ * are ignored, that of earlier compression settings included: the content is
+ * the same).
  */
 export function matchesIfNoneMatch(header: string, base: string): boolean {
   for (const raw of header.split(',')) {
     const t = raw.trim();
     if (t === '*') return true;
     const tag = (t.startsWith('W/') ? t.slice(2) : t).replace(/^"|"$/g, '');
-    if (tag === base || tag === `${base}-gz` || tag === `${base}-br`) return true;
+    if (tag === base) return true;
+    if (tag.startsWith(base) && tag.charCodeAt(base.length) === 45 /* - */ && KNOWN_CODING_TAGS.has(tag.slice(base.length + 1))) return true;
   }
   return false;
 }
@@ -67,11 +79,11 @@ function parseCoding(acceptEncoding: string): Coding {
 /**
  * Compression settings, for speed: a body that is not kept (a one-off page, a whole-run file) is compressed for
  * each answer. The settings depend only on the body's size, so that a strong tag still names one byte sequence
- * per coding. Measured on a 21 KB page, a 5.7 KB page and a 141 KB whole-run file (docs/performance.md,
- * "Compressed answers"): for pages, brotli at quality 2 took a quarter to a third of the CPU of quality 5 for
- * 2-11 % more bytes, gzip at level 2 a third to a fifth of level 6's for 11-23 % more; for a whole-run file,
- * brotli at quality 1 took half of quality 2's CPU for 7 % more bytes, gzip at level 1 a seventh less than
- * level 2 for 3 % more.
+ * per coding; changing them means a new CODING_TAGS suffix. Measured on a 21 KB page, a 5.7 KB page and a
+ * 141 KB whole-run file (docs/performance.md, "Compressed answers"): for pages, brotli at quality 2 took a
+ * quarter to a third of the CPU of quality 5 for 2-11 % more bytes, gzip at level 2 a third to a fifth of
+ * level 6's for 11-23 % more; for a whole-run file, brotli at quality 1 took half of quality 2's CPU for 7 %
+ * more bytes, gzip at level 1 a seventh less than level 2 for 3 % more.
  */
 const GZIP_LEVEL = 2;
 const BROTLI_QUALITY = 2;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync, gzipSync } from 'node:zlib';
 import { prefersCsv } from '../../src/http/accept.js';
-import { chooseCoding, compress, LARGE_BODY_BYTES } from '../../src/http/conditional.js';
+import { chooseCoding, CODING_TAGS, compress, entityTag, LARGE_BODY_BYTES, matchesIfNoneMatch } from '../../src/http/conditional.js';
 
 test('chooseCoding: br before gzip, q-values, x-gzip, the wildcard, and the same answer when asked again', () => {
   const cases: [string | undefined, string][] = [
@@ -68,6 +68,24 @@ test('compress: the fast settings of docs/performance.md (gzip level 2, brotli q
   assert.deepEqual(brotliDecompressSync(br), body);
   assert.deepEqual(br, brotliAt(body, 2));
   assert.notDeepEqual(br, brotliAt(body, 5));
+  // The tags of these bytes: a change of the settings above needs new suffixes (a strong tag names its bytes).
+  assert.deepEqual(CODING_TAGS, { gzip: 'gz2', br: 'br2' });
+});
+
+test('entityTag: one tag per coding, the compressed ones marked with the compression settings', () => {
+  assert.equal(entityTag('3-1fa', 'identity'), '"3-1fa"');
+  assert.equal(entityTag('3-1fa', 'gzip'), '"3-1fa-gz2"');
+  assert.equal(entityTag('3-1fa', 'br'), '"3-1fa-br2"');
+});
+
+test('matchesIfNoneMatch: any coding of the resource, earlier compression settings included, and nothing else', () => {
+  const base = '3-1fa';
+  for (const inm of ['"3-1fa"', 'W/"3-1fa"', '"3-1fa-gz2"', '"3-1fa-br2"', '"3-1fa-gz"', '"3-1fa-br"', '*', '"x", "3-1fa-br2"', 'W/"3-1fa-gz"']) {
+    assert.equal(matchesIfNoneMatch(inm, base), true, inm);
+  }
+  for (const inm of ['"3-1f"', '"3-1fab"', '"3-1fa-"', '"3-1fa-zz"', '"3-1fa-gz3"', '"3-1fa-gz2x"', '"3-1fagz2"', '"4-1fa-gz2"', '""']) {
+    assert.equal(matchesIfNoneMatch(inm, base), false, inm);
+  }
 });
 
 test('compress: a body from LARGE_BODY_BYTES on (a whole-run file) gets the fastest settings, gzip level 1 and brotli quality 1', () => {
