@@ -22,23 +22,22 @@ export const BIN_ARGS: readonly string[] = [...nodeFlagsOf(BIN), BIN];
 
 const TICKS_PER_S = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
-/** CPU seconds (user + system) a process has used so far. */
-export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** CPU seconds (user + system) so far in a `stat` file of /proc (a process's, or one thread's). */
+function statCpuSeconds(path: string): number {
+  const stat = readFileSync(path, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // After the command name: field 3 is state, so utime (14) and stime (15) sit at 11 and 12.
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
 }
 
+/** CPU seconds (user + system) a process has used so far. */
+export const cpuSeconds = (pid: number): number => statCpuSeconds(`/proc/${pid}/stat`);
+
 /**
- * CPU seconds (user + system) of the process's main thread so far: its event loop. The rest of cpuSeconds is its
- * other threads' (the store's read thread, V8's and libuv's helpers).
+ * CPU seconds of the process's main thread so far: its event loop. The rest of cpuSeconds is its other
+ * threads' (the store's read thread, V8's and libuv's helpers).
  */
-export function mainThreadCpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
-}
+export const mainThreadCpuSeconds = (pid: number): number => statCpuSeconds(`/proc/${pid}/task/${pid}/stat`);
 
 /** Peak resident set size, MB. */
 export function peakRssMb(pid: number): number {
