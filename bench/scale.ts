@@ -49,7 +49,7 @@ try {
     process.stderr.write(
       `round ${round} ${key.padEnd(12)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50ms.toFixed(2)} p90 ${r.p90ms.toFixed(2)} ` +
         `p99 ${r.p99ms.toFixed(2)} p99.9 ${r.p999ms.toFixed(2)} max ${r.maxMs.toFixed(1)} ms  ` +
-        `${r.cpuUs.toFixed(1)} µs CPU/req  non-2xx ${r.non2xx + r.errors}\n`,
+        `${r.cpuUs.toFixed(1)} µs CPU/req  disk ${r.diskReadMb.toFixed(1)} MB  non-2xx ${r.non2xx + r.errors}\n`,
     );
   };
   for (let round = 1; round <= ROUNDS; round++) {
@@ -67,14 +67,16 @@ try {
   console.log(`\nforecastd scale benchmark: ${SMALL} vs ${LARGE} sites x ${RUNS} runs, wrk -t1 -c32 -d${SECONDS}s, ${ROUNDS} alternating rounds (medians)`);
   console.log(`ceiling (node:http, precomputed page): ${ceilRps.toFixed(0)} req/s, ${med('ceiling', (r) => r.cpuUs).toFixed(1)} µs CPU/req, latency ${distribution('ceiling')}`);
   console.log('latency in ms: p50 / p90 / p99 / p99.9 / max (each the median over the rounds)');
-  console.log('scenario   sites   req/s  ÷ceiling  CPU µs/req  (event loop)  latency');
+  console.log('disk: MB the server read from storage in the round (store pages the host had reclaimed), the median');
+  console.log('scenario   sites   req/s  ÷ceiling  CPU µs/req  (event loop)  disk MB  latency');
   for (const scenario of SCENARIOS) {
     for (const sites of sizes) {
       const key = `${scenario}@${sites}`;
       const rps = med(key, (r) => r.rps);
       console.log(
         `${scenario.padEnd(8)} ${String(sites).padStart(7)} ${rps.toFixed(0).padStart(7)}  ${(rps / ceilRps).toFixed(2).padStart(8)}  ` +
-          `${med(key, (r) => r.cpuUs).toFixed(1).padStart(10)}  ${`(${med(key, (r) => r.loopCpuUs).toFixed(1)})`.padStart(12)}  ${distribution(key)}`,
+          `${med(key, (r) => r.cpuUs).toFixed(1).padStart(10)}  ${`(${med(key, (r) => r.loopCpuUs).toFixed(1)})`.padStart(12)}  ` +
+          `${med(key, (r) => r.diskReadMb).toFixed(1).padStart(7)}  ${distribution(key)}`,
       );
     }
   }

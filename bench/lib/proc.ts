@@ -39,6 +39,16 @@ export const cpuSeconds = (pid: number): number => statCpuSeconds(`/proc/${pid}/
  */
 export const mainThreadCpuSeconds = (pid: number): number => statCpuSeconds(`/proc/${pid}/task/${pid}/stat`);
 
+/**
+ * Bytes the process has had read from storage so far (`read_bytes` of /proc/PID/io): file pages that were
+ * not in the page cache. On a host that reclaims idle page cache, a store's pages are read back after a
+ * pause, and the answers waiting for them make a tail that is not the server's computing.
+ */
+export function diskReadBytes(pid: number): number {
+  const m = /^read_bytes: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
+  return m ? Number(m[1]) : NaN;
+}
+
 /** Peak resident set size, MB. */
 export function peakRssMb(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

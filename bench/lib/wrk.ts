@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { BENCH_DIR } from './benchStore.js';
-import { cpuSeconds, mainThreadCpuSeconds } from './proc.js';
+import { cpuSeconds, diskReadBytes, mainThreadCpuSeconds } from './proc.js';
 
 const run = promisify(execFile);
 
@@ -23,6 +23,8 @@ export interface WrkResult {
   cpuUs: number;
   /** Of that, the server's event loop (its main thread), µs. */
   loopCpuUs: number;
+  /** MB the server had read from storage during the run (page cache misses). */
+  diskReadMb: number;
 }
 
 const LUA = `
@@ -47,7 +49,7 @@ end
 
 const toMs = (v: string, unit: string): number => Number(v) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
 
-export function parseWrk(text: string): Omit<WrkResult, 'cpuUs' | 'loopCpuUs'> {
+export function parseWrk(text: string): Omit<WrkResult, 'cpuUs' | 'loopCpuUs' | 'diskReadMb'> {
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? NaN);
   const requests = Number(/(\d+) requests in/.exec(text)?.[1] ?? NaN);
   const lat = (pct: string): number => {
@@ -88,6 +90,7 @@ export async function wrk(
   }
   const cpu0 = cpuSeconds(o.serverPid);
   const loop0 = mainThreadCpuSeconds(o.serverPid);
+  const disk0 = diskReadBytes(o.serverPid);
   const { stdout } = await run(
     'taskset',
     [
@@ -99,8 +102,9 @@ export async function wrk(
   );
   const cpu = cpuSeconds(o.serverPid) - cpu0;
   const loop = mainThreadCpuSeconds(o.serverPid) - loop0;
+  const disk = diskReadBytes(o.serverPid) - disk0;
   const r = parseWrk(stdout);
-  return { ...r, cpuUs: (cpu / r.requests) * 1e6, loopCpuUs: (loop / r.requests) * 1e6 };
+  return { ...r, cpuUs: (cpu / r.requests) * 1e6, loopCpuUs: (loop / r.requests) * 1e6, diskReadMb: disk / 1e6 };
 }
 
 export const median = (xs: readonly number[]): number => {
