@@ -29,8 +29,16 @@ export interface ReadBatch {
   readonly issues: string[];
 }
 
-/** What the thread answers: a row (or null: no such run) per position, or why the batch failed. */
-export type ReadReply = { readonly rows: (RunRow | null)[] } | { readonly error: string };
+/**
+ * What the thread answers, by position: each run's blob (null: no such run), revision and publication time;
+ * or why the batch failed. Columns, not a row object per run: the message is rebuilt on this side, and a
+ * plain object is rebuilt property by property through V8's slow paths, which at 10,000 sites cost the
+ * event loop several µs per store read in a profile; arrays of numbers and typed arrays are not
+ * (docs/performance.md, "What each design choice buys").
+ */
+export type ReadReply =
+  | { readonly series: (Uint8Array | null)[]; readonly revision: number[]; readonly publishedAt: number[] }
+  | { readonly error: string };
 
 interface Read {
   readonly farmId: string;
@@ -97,7 +105,11 @@ export class RunReader {
       const err = new Error(reply.error);
       for (const r of reads) r.reject(err);
     } else {
-      reads.forEach((r, i) => r.resolve(reply.rows[i] ?? undefined));
+      const { series, revision, publishedAt } = reply;
+      for (let i = 0; i < reads.length; i++) {
+        const blob = series[i];
+        reads[i]!.resolve(blob === null || blob === undefined ? undefined : { series: blob, revision: revision[i]!, published_at: publishedAt[i]! });
+      }
     }
     if (this.queued.length > 0) this.send();
     else this.worker?.unref();

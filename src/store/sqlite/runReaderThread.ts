@@ -6,7 +6,6 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import type { RunRow } from '../rows.js';
 import { GET_RUN_SQL, setSharedPragmas } from './connection.js';
 import type { ReadBatch, ReadReply } from './runReader.js';
 
@@ -23,19 +22,36 @@ function open(path: string): Database.Database {
 
 const port = parentPort!;
 const db = open((workerData as { path: string }).path);
-const get = db.prepare<[string, string], RunRow>(GET_RUN_SQL);
-const readAll = db.transaction((batch: ReadBatch) => batch.farms.map((farmId, i) => get.get(farmId, batch.issues[i]!) ?? null));
+/** A row as an array in RUN_COLUMNS order (series, revision, published_at): no object per row here either. */
+type RawRun = [Uint8Array, number, number];
+const get = db.prepare<[string, string], RawRun>(GET_RUN_SQL).raw(true);
+
+type Columns = Exclude<ReadReply, { readonly error: string }>;
+
+const readAll = db.transaction((batch: ReadBatch): Columns => {
+  // Filled by push: an array with holes would be sent as a sparse one, key by key.
+  const series: (Uint8Array | null)[] = [];
+  const revision: number[] = [];
+  const publishedAt: number[] = [];
+  for (let i = 0; i < batch.farms.length; i++) {
+    const row = get.get(batch.farms[i]!, batch.issues[i]!);
+    series.push(row === undefined ? null : row[0]);
+    revision.push(row === undefined ? 0 : row[1]);
+    publishedAt.push(row === undefined ? 0 : row[2]);
+  }
+  return { series, revision, publishedAt };
+});
 
 port.on('message', (batch: ReadBatch) => {
   let reply: ReadReply;
   const transfer: ArrayBuffer[] = [];
   try {
-    const rows = readAll(batch);
-    for (const r of rows) {
+    const columns = readAll(batch);
+    for (const blob of columns.series) {
       // A blob the library copied into a buffer of its own is handed over; anything sharing memory is copied.
-      if (r !== null && r.series.byteOffset === 0 && r.series.buffer.byteLength === r.series.length) transfer.push(r.series.buffer as ArrayBuffer);
+      if (blob !== null && blob.byteOffset === 0 && blob.buffer.byteLength === blob.length) transfer.push(blob.buffer as ArrayBuffer);
     }
-    reply = { rows };
+    reply = columns;
   } catch (err) {
     reply = { error: err instanceof Error ? err.message : String(err) };
   }

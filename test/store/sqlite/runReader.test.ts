@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import Database from 'better-sqlite3';
 import { fileURLToPath } from 'node:url';
 import { openSeries } from '../../../src/domain/codec.js';
 import { emptySeries, type RunSeries } from '../../../src/domain/run.js';
@@ -65,6 +66,35 @@ test('reads asked in one turn go to the read thread as one batch, each answered 
     assert.equal(reader.batches, 1);
     rows.slice(0, 20).forEach((r, i) => assert.equal(firstValue(r!.series), 10 * i, `F${i}`));
     assert.equal(rows[20], undefined, 'a run that does not exist');
+  }));
+
+test('each read of a batch is answered with the blob, revision and publication time of its own run, missing runs among them', () =>
+  withReader(6, async (reader, path) => {
+    // Published and revised at different times, so that no two runs share either number.
+    const db = new Database(path);
+    try {
+      db.prepare('UPDATE runs SET published_at = published_at + 1000 * CAST(substr(farm_id, 2) AS INTEGER)').run();
+    } finally {
+      db.close();
+    }
+    const asked = ['F5', 'NOPE', 'F0', 'F3', 'GONE', 'F1'];
+    const rows = await Promise.all(asked.map((f) => reader.read(f, ISSUE)));
+    assert.equal(reader.batches, 1);
+    const check = new Database(path, { readonly: true });
+    try {
+      const stored = check.prepare('SELECT series, revision, published_at FROM runs WHERE farm_id = ? AND issue = ?');
+      asked.forEach((f, i) => {
+        const want = stored.get(f, ISSUE) as { series: Buffer; revision: number; published_at: number } | undefined;
+        if (want === undefined) {
+          assert.equal(rows[i], undefined, f);
+          return;
+        }
+        assert.deepEqual({ ...rows[i]!, series: Buffer.from(rows[i]!.series) }, want, f);
+      });
+    } finally {
+      check.close();
+    }
+    assert.equal(new Set(rows.filter((r) => r !== undefined).map((r) => r!.published_at)).size, 4);
   }));
 
 test('reads asked while a batch is out go together in the next batch', () =>
