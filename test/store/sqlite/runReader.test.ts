@@ -3,11 +3,12 @@ import { execFile } from 'node:child_process';
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import Database from 'better-sqlite3';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { openSeries } from '../../../src/domain/codec.js';
 import { emptySeries, type RunSeries } from '../../../src/domain/run.js';
 import { openStore } from '../../../src/store/openStore.js';
+import { GET_RUN_SQL } from '../../../src/store/sqlite/connection.js';
 import { RunReader } from '../../../src/store/sqlite/runReader.js';
 import type { Store } from '../../../src/store/store.js';
 import { tempDir } from '../../helpers/fixtures.js';
@@ -70,7 +71,8 @@ test('reads asked in one turn go to the read thread as one batch, each answered 
 
 test('each read of a batch is answered with the blob, revision and publication time of its own run, missing runs among them', () =>
   withReader(6, async (reader, path) => {
-    // Published and revised at different times, so that no two runs share either number.
+    // Revisions already differ from run to run; publication times are made to differ too, so that a column
+    // taken from another run's position shows.
     const db = new Database(path);
     try {
       db.prepare('UPDATE runs SET published_at = published_at + 1000 * CAST(substr(farm_id, 2) AS INTEGER)').run();
@@ -82,7 +84,8 @@ test('each read of a batch is answered with the blob, revision and publication t
     assert.equal(reader.batches, 1);
     const check = new Database(path, { readonly: true });
     try {
-      const stored = check.prepare('SELECT series, revision, published_at FROM runs WHERE farm_id = ? AND issue = ?');
+      // The thread's own statement, read as named columns: a thread reading its raw row in another order fails here.
+      const stored = check.prepare(GET_RUN_SQL);
       asked.forEach((f, i) => {
         const want = stored.get(f, ISSUE) as { series: Buffer; revision: number; published_at: number } | undefined;
         if (want === undefined) {
