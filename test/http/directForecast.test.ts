@@ -15,6 +15,7 @@ import { ForecastService } from '../../src/http/forecastService.js';
 import { readRunCsv } from '../../src/ingest/runCsv.js';
 import type { Store } from '../../src/store/store.js';
 import { DEFAULT_RULES, runCsv, seed, testStore } from '../helpers/fixtures.js';
+import { prng } from '../helpers/watch.js';
 
 let store: Store;
 let cleanup: () => Promise<void>;
@@ -248,6 +249,57 @@ describe('over a real socket, the same bytes as the framework alone', () => {
       }
     });
   }
+
+  // Random queries drawn from names and values that the validator takes, coerces, rejects or ignores: whatever
+  // the direct path takes must be answered as the framework answers it, and the rest handed on unchanged.
+  const NAMES = ['farm_id', 'issue', 'start', 'end', 'elements', 'page', 'size', 'format', 'lat', 'lon', 'Farm_id', 'farm%5Fid', 'farm_id%20', 'x', '', 'farm_id[]', 'size%00'];
+  const VALUES: Record<string, string[]> = {
+    farm_id: ['WF_A', 'PV_B', 'WF_C', 'NOPE', '', 'WF_A%20', '%57F_A', 'wf_a', 'WF_A+', 'WF%5FA', '%E4%B8%AD', 'WF_A%00', 'a'.repeat(70), 'WF_A,PV_B'],
+    issue: ['2026112000', '2026112012', '2026112100', '20261120', '2026112000 ', '2026112000%20', '+2026112000', '2026112000.0', '', '2026113000', '0000000000'],
+    start: ['2026-11-21T08:00:00%2B08:00', '2026-11-21T08:00:00+08:00', '2026-11-21', '2026-11-21T00:00:00Z', '2026-11-21T08:00', '2026-11-21 08:00:00', 'x', '', '2026-02-30', '2026-11-21T08:00:00.000Z', '2026-11-21T08:07:00Z', '2026-11-20T00:00:00Z'],
+    end: ['2026-11-22T08:00:00%2B08:00', '2026-11-22', '2026-11-21T00:00:00Z', 'y', '', '2026-12-31', '2026-11-21T08:00:00Z'],
+    elements: ['t2m', 't2m,spd100', 'T2M', 't2m,,tr', ',t2m', 't2m,', 't2m%2Cspd100', 'nope', '', 't2m,t2m', 'tr,dr,sr,t2m,rh2m,spd100'],
+    page: ['1', '2', '0', '-1', '01', '1.0', '1e0', '+1', '999999999', '9999999999', '', ' 1', '2%20'],
+    size: ['1', '24', '96', '1441', '1442', '0', '01', '1.5', '1e2', '+5', '', '100000000000'],
+    format: ['json', 'csv', 'CSV', 'xml', '', 'json%20'],
+    lat: ['40.5', '40.51', '+36.125', '-0', '91', '-91', '1e1', '40.', '.5', '', '0x10', '40.5000000000000000001', 'NaN', 'Infinity'],
+    lon: ['95.25', '95.26', '101.5', '181', '-181', '', '95.25e0', ' 95.25'],
+  };
+  const ALL_VALUES = Object.values(VALUES).flat();
+
+  function randomPath(r: () => number): string {
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+    const n = Math.floor(r() * 5);
+    const pairs: string[] = [];
+    if (r() < 0.8) pairs.push(`farm_id=${pick(VALUES.farm_id!)}`);
+    for (let i = 0; i < n; i++) {
+      const name = pick(NAMES);
+      const vals = VALUES[name] ?? ALL_VALUES;
+      const v = r() < 0.9 ? pick(vals) : pick(ALL_VALUES);
+      pairs.push(r() < 0.05 ? name : `${name}=${v}`);
+    }
+    for (let i = pairs.length - 1; i > 0; i--) {
+      const j = Math.floor(r() * (i + 1));
+      [pairs[i], pairs[j]] = [pairs[j]!, pairs[i]!];
+    }
+    const sep = r() < 0.05 ? '&&' : '&';
+    const tail = r() < 0.05 ? '&' : '';
+    return `/api/v1/forecast?${pairs.join(sep)}${tail}`;
+  }
+
+  test('random queries, well-formed or not: byte for byte the same answers', async () => {
+    const r = prng(1);
+    const bad: string[] = [];
+    for (let i = 0; i < 1000; i++) {
+      const path = randomPath(r);
+      const direct = await get(base + path);
+      const alone = await injected(path);
+      if (direct.status !== alone.status || JSON.stringify(direct.headers) !== JSON.stringify(alone.headers) || !direct.body.equals(alone.body)) {
+        bad.push(`${path}: ${direct.status} ${direct.body.subarray(0, 120).toString()} | ${alone.status} ${alone.body.subarray(0, 120).toString()}`);
+      }
+    }
+    assert.deepEqual(bad.slice(0, 20), []);
+  });
 
   test('content negotiation, compression and conditional requests', async () => {
     const path = '/api/v1/forecast?farm_id=WF_A&issue=2026112000&elements=t2m,tr';
