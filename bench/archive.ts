@@ -9,8 +9,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { benchIssues, benchSites, benchStore } from './lib/benchStore.js';
-import { CLIENT_CORE, SERVER_CORE, startCeiling } from './lib/httpRun.js';
-import { BIN_ARGS, cpuSeconds, ensureWrk, peakRssMb, startPinned, type Server } from './lib/proc.js';
+import { CLIENT_CORE, startCeiling, startServe } from './lib/httpRun.js';
+import { cpuSeconds, ensureWrk, peakRssMb, type Server } from './lib/proc.js';
 import { csvPaths } from './lib/requests.js';
 import { median, wrk } from './lib/wrk.js';
 
@@ -40,7 +40,7 @@ function download(server: Server, path: string): Download {
 const db = await benchStore(SITES, RUNS);
 const issue = benchIssues(RUNS)[0]!;
 const path = `/api/v1/forecast/archive?issue=${issue}`;
-const product = await startPinned(SERVER_CORE, process.execPath, [...BIN_ARGS, 'serve', '--workers', '1', '--port', '0', '--db', db]);
+const product = await startServe(db);
 let ceiling: Server | undefined;
 let csvCeiling: Server | undefined;
 ensureWrk();

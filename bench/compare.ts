@@ -20,10 +20,10 @@ import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BENCH_DIR, benchIssues, benchSites, benchStore } from './lib/benchStore.js';
-import { BIN, ensureWrk, nodeFlagsOf, startPinned } from './lib/proc.js';
+import { BIN, ensureWrk } from './lib/proc.js';
 import { hotPaths, mixedLua } from './lib/requests.js';
 import { median, wrk, type Requests } from './lib/wrk.js';
-import { CLIENT_CORE, SERVER_CORE } from './lib/httpRun.js';
+import { CLIENT_CORE, startServe } from './lib/httpRun.js';
 
 const ref = process.argv[2] ?? 'HEAD~1';
 const scenario = process.env.BENCH_SCENARIO === 'hot' ? 'hot' : 'mixed';
@@ -66,7 +66,7 @@ const cpu: Record<'old' | 'new', number[]> = { old: [], new: [] };
 for (let round = 1; round <= ROUNDS; round++) {
   // Each in turn first: any effect of the order falls on both sides alike.
   for (const which of round % 2 === 1 ? (['old', 'new'] as const) : (['new', 'old'] as const)) {
-    const server = await startPinned(SERVER_CORE, process.execPath, [...nodeFlagsOf(which === 'old' ? oldBin : newBin), which === 'old' ? oldBin : newBin, 'serve', '--workers', '1', '--port', '0', '--db', which === 'old' ? oldDb : newDb]);
+    const server = await startServe(which === 'old' ? oldDb : newDb, [], {}, which === 'old' ? oldBin : newBin);
     try {
       const o = { core: CLIENT_CORE, serverPid: server.child.pid! };
       await wrk(server.base, `compare-${SITES}-${scenario}`, requests, { ...o, seconds: 3 });

@@ -12,8 +12,8 @@ import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_DIR, BENCH_NOW, benchSites, benchStore } from './lib/benchStore.js';
-import { CLIENT_CORE, SERVER_CORE } from './lib/httpRun.js';
-import { BIN_ARGS, cpuSeconds, ensureWrk, startPinned } from './lib/proc.js';
+import { CLIENT_CORE, SERVER_CORE, startServe } from './lib/httpRun.js';
+import { cpuSeconds, ensureWrk } from './lib/proc.js';
 import { hotPaths } from './lib/requests.js';
 import { median, wrk } from './lib/wrk.js';
 import { demoIssues, RUN_INTERVAL_MS } from '../src/demo/sites.js';
@@ -34,7 +34,7 @@ copyFileSync(source, db);
 const nextIssueMs = demoIssues(BENCH_NOW, 1)[0]! + RUN_INTERVAL_MS;
 const farmIds = benchSites(SITES).map((s) => s.farmId);
 
-const server = await startPinned(SERVER_CORE, process.execPath, [...BIN_ARGS, 'serve', '--workers', '1', '--port', '0', '--db', db]);
+const server = await startServe(db);
 try {
   const hot = hotPaths(farmIds);
   const pid = server.child.pid!;

@@ -19,7 +19,8 @@ import { copyFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { BENCH_DIR, BENCH_SEED, benchIssues, benchSites, benchStore } from './lib/benchStore.js';
-import { BIN_ARGS, ensureWrk, peakRssMb, startPinned } from './lib/proc.js';
+import { CLIENT_CORE, SERVER_CORE, startServe } from './lib/httpRun.js';
+import { ensureWrk, peakRssMb } from './lib/proc.js';
 import { hotPaths } from './lib/requests.js';
 import { median, wrk } from './lib/wrk.js';
 import { demoSeries } from '../src/demo/weather.js';
@@ -31,8 +32,6 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 8);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const SERVER_CORE = 0;
-const CLIENT_CORE = 1;
 
 const log = (line: string): void => void process.stderr.write(line + '\n');
 
@@ -84,10 +83,7 @@ const db = join(BENCH_DIR, `events-${SITES}x${RUNS}.db`);
 for (const suffix of ['', '-wal', '-shm']) rmSync(db + suffix, { force: true });
 copyFileSync(source, db);
 const farmIds = benchSites(SITES).map((s) => s.farmId);
-const server = await startPinned(SERVER_CORE, process.execPath, [
-  ...BIN_ARGS, 'serve', '--workers', '1', '--port', '0', '--db', db,
-  '--sse-max-clients', String(CLIENTS + 10), '--sse-max-clients-per-key', String(CLIENTS + 10),
-]);
+const server = await startServe(db, ['--sse-max-clients', String(CLIENTS + 10), '--sse-max-clients-per-key', String(CLIENTS + 10)]);
 const clients: Client[] = [];
 try {
   const paths = hotPaths(farmIds);

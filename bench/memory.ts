@@ -7,8 +7,8 @@
  * /metrics says of V8's heap and external memory. BENCH_LARGE_SITES, BENCH_RUNS, BENCH_SECONDS.
  */
 import { benchIssues, benchSites, benchStore } from './lib/benchStore.js';
-import { CLIENT_CORE, SERVER_CORE } from './lib/httpRun.js';
-import { BIN_ARGS, ensureWrk, peakRssMb, startPinned } from './lib/proc.js';
+import { CLIENT_CORE, SERVER_CORE, startServe } from './lib/httpRun.js';
+import { ensureWrk, peakRssMb } from './lib/proc.js';
 import { hotPaths, mixedLua } from './lib/requests.js';
 import { wrk } from './lib/wrk.js';
 
@@ -21,7 +21,7 @@ const PHASES = ['hot', 'mixed 1', 'mixed 1', 'mixed 2', 'mixed 2', 'hot', 'mixed
 
 ensureWrk();
 const db = await benchStore(SITES, RUNS);
-const server = await startPinned(SERVER_CORE, process.execPath, [...BIN_ARGS, 'serve', '--workers', '1', '--port', '0', '--db', db]);
+const server = await startServe(db);
 try {
   const farmIds = benchSites(SITES).map((s) => s.farmId);
   const hot = hotPaths(farmIds);

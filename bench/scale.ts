@@ -6,8 +6,8 @@
  * affects all alike. BENCH_SMALL_SITES, BENCH_LARGE_SITES, BENCH_RUNS, BENCH_SECONDS, BENCH_ROUNDS.
  */
 import { BENCH_DIR, benchIssues, benchSites, benchStore } from './lib/benchStore.js';
-import { CLIENT_CORE, SERVER_CORE, startCeiling } from './lib/httpRun.js';
-import { BIN_ARGS, ensureWrk, peakRssMb, startPinned, type Server } from './lib/proc.js';
+import { CLIENT_CORE, startCeiling, startServe } from './lib/httpRun.js';
+import { ensureWrk, peakRssMb, type Server } from './lib/proc.js';
 import { hotPaths, mixedLua } from './lib/requests.js';
 import { median, wrk, type Requests, type WrkResult } from './lib/wrk.js';
 
@@ -26,7 +26,7 @@ try {
   const load = new Map<number, Record<(typeof SCENARIOS)[number], Requests>>();
   for (const sites of sizes) {
     const db = await benchStore(sites, RUNS);
-    servers.set(sites, await startPinned(SERVER_CORE, process.execPath, [...BIN_ARGS, 'serve', '--workers', '1', '--port', '0', '--db', db]));
+    servers.set(sites, await startServe(db));
     const farmIds = benchSites(sites).map((s) => s.farmId);
     load.set(sites, { hot: hotPaths(farmIds), mixed: { lua: mixedLua(farmIds, benchIssues(RUNS)) } });
   }

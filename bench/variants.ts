@@ -13,8 +13,8 @@
  * BENCH_SCENARIO: mixed (default) or hot; BENCH_ROUNDS (4), BENCH_SECONDS (8), BENCH_RUNS (2).
  */
 import { benchIssues, benchSites, benchStore } from './lib/benchStore.js';
-import { CLIENT_CORE, SERVER_CORE } from './lib/httpRun.js';
-import { BIN_ARGS, ensureWrk, startPinned, type Server } from './lib/proc.js';
+import { CLIENT_CORE, startServe } from './lib/httpRun.js';
+import { ensureWrk, type Server } from './lib/proc.js';
 import { hotPaths, mixedLua } from './lib/requests.js';
 import { median, wrk, type Requests, type WrkResult } from './lib/wrk.js';
 
@@ -65,9 +65,7 @@ const running: Running[] = [];
 try {
   for (const variant of variants()) {
     const db = await benchStore(variant.sites, RUNS);
-    const server = await startPinned(SERVER_CORE, process.execPath, [...BIN_ARGS, 'serve', '--workers', '1', '--port', '0', '--db', db, ...(variant.args ?? [])], {
-      ...variant.env,
-    });
+    const server = await startServe(db, variant.args, variant.env);
     const farmIds = benchSites(variant.loadSites ?? variant.sites).map((s) => s.farmId);
     const load = scenario === 'hot' ? hotPaths(farmIds) : { lua: mixedLua(farmIds, benchIssues(RUNS)) };
     running.push({ variant, server, load, results: [] });

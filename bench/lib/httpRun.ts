@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_DIR, benchIssues, benchSites, benchStore } from './benchStore.js';
-import { BIN_ARGS, ensureWrk, peakRssMb, startPinned, type Server } from './proc.js';
+import { BIN, ensureWrk, nodeFlagsOf, peakRssMb, startPinned, type Server } from './proc.js';
 import { csvPaths, hotPaths, mixedLua } from './requests.js';
 import { median, wrk, type Requests, type WrkResult } from './wrk.js';
 
@@ -25,6 +25,15 @@ export function startCeiling(name: string, body: Uint8Array, contentType?: strin
   const file = join(BENCH_DIR, `ceiling-${name}`);
   writeFileSync(file, body);
   return startPinned(SERVER_CORE, process.execPath, [CEILING, file, ...(contentType === undefined ? [] : [contentType])]);
+}
+
+/**
+ * forecastd serve as every benchmark measures it: one process on the server core, any free port, the store
+ * `db`, then `args`; `bin` is another tree's executable (bench:compare), started with the node flags its
+ * first line names.
+ */
+export function startServe(db: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = {}, bin = BIN): Promise<Server> {
+  return startPinned(SERVER_CORE, process.execPath, [...nodeFlagsOf(bin), bin, 'serve', '--workers', '1', '--port', '0', '--db', db, ...args], env);
 }
 
 export interface Summary {
@@ -81,8 +90,7 @@ export async function httpRun(
   const db = process.env.BENCH_STORE_URL ?? (await benchStore(o.sites, o.runs, log));
   const farmIds = benchSites(o.sites).map((s) => s.farmId);
   const issues = benchIssues(o.runs);
-  const serve = (args: readonly string[]): Promise<Server> =>
-    startPinned(SERVER_CORE, process.execPath, [...BIN_ARGS, 'serve', '--workers', '1', '--port', '0', '--db', db, ...args]);
+  const serve = (args: readonly string[]): Promise<Server> => startServe(db, args);
   const server = await serve(o.serveArgs ?? []);
   const servers: Server[] = [server];
   try {
