@@ -19,7 +19,8 @@ import { assignRequestId, REQUEST_ID_HEADER } from '../ops/requestId.js';
 import { storeGauges } from '../ops/storeGauges.js';
 import { defaultOf, SETTINGS } from '../settings/definitions.js';
 import type { AppContext } from './context.js';
-import { directForecast } from './directForecast.js';
+import { directForecast, directTarget, wireForecast } from './directForecast.js';
+import { installWireFront, type WireCounts } from './wireFront.js';
 import { clientErrorResponse, rawUnroutedResponse, registerErrorHandling, RoutePaths, sendError, writeErrorAnswer, writeInternalError } from './envelope.js';
 import { registerOpenApi } from './openapi.js';
 import { MALFORMED, parseQuery, PLAIN_DECIMAL, type ParsedQuery } from './querystring.js';
@@ -39,6 +40,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The paths the app's GET routes take, as registered. */
     readonly routePaths: RoutePaths;
+    /** What the wire front has taken and handed on; undefined when it is not in use. */
+    readonly wireCounts: WireCounts | undefined;
   }
 }
 
@@ -64,6 +67,7 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
   const answers = new AnswerLog(metrics.http);
   const forecasts = new ForecastService(ctx);
   const paths = new RoutePaths();
+  let wireCounts: WireCounts | undefined;
   const limits = {
     headersTimeoutMs: ctx.limits?.headersTimeoutMs ?? defaultOf(SETTINGS['headers-timeout'])!,
     requestTimeoutMs: ctx.limits?.requestTimeoutMs ?? defaultOf(SETTINGS['request-timeout'])!,
@@ -142,6 +146,27 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
       );
       server.setTimeout(o.connectionTimeout);
       if (o.maxRequestsPerSocket > 0) server.maxRequestsPerSocket = o.maxRequestsPerSocket;
+      // Plain forecast GETs are read and answered by the wire front; the rest of each connection is Node's
+      // (wireFront.ts). Not with limits it does not keep: a connection timeout or a cap on requests per socket.
+      if (o.connectionTimeout === 0 && o.maxRequestsPerSocket === 0) {
+        const wire = wireForecast(
+          forecasts,
+          (err) => app.log.warn({ err: err.cause ?? err }, 'store unavailable'),
+          (err) => app.log.error({ err }, 'internal error'),
+        );
+        wireCounts = installWireFront(server, {
+          closing: () => closing,
+          headersTimeoutMs: limits.headersTimeoutMs,
+          observer: answers,
+          accept: directTarget,
+          // The same door as every request's, then the direct path.
+          dispatch: (q, req, res) => {
+            const admitted = door.admit(req, res);
+            if (admitted === true) wire(q, req, res);
+            else if (admitted !== false) admitted.then((ok) => ok && wire(q, req, res), (err: unknown) => doorFailed(err, res));
+          },
+        });
+      }
       // Node hands a CONNECT over as a bare socket (and closes it unanswered when nobody listens): no route takes it.
       server.on('connect', (req: IncomingMessage, socket: Duplex) => {
         socket.on('error', () => undefined);
@@ -175,6 +200,7 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
     },
   });
   app.decorate('routePaths', paths);
+  app.decorate('wireCounts', { getter: () => wireCounts });
   if (ctx.access?.accessLog === true) answers.accessLog = app.log.child({}, { level: 'info' });
   app.addHook('onRoute', (route) => metrics.http.addRoute(route.url));
   // Requests that did not come through the server's listener (inject) pass the same door here, first of all hooks.

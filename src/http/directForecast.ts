@@ -12,8 +12,12 @@
  * answer differently.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { answerHeadersOf } from '../access/principal.js';
+import { ApiError, CODES, type CodeDef } from '../domain/errors.js';
+import { REQUEST_ID_HEADER, requestIdOf } from '../ops/requestId.js';
 import { StoreUnavailableError } from '../store/store.js';
-import { writeStoreUnavailable } from './envelope.js';
+import { errorBody, JSON_TYPE, writeStoreUnavailable } from './envelope.js';
+import { decimalHeader } from './headerNumber.js';
 import type { ForecastQueryValues, ForecastService } from './forecastService.js';
 import { eachPair, PLAIN_DECIMAL } from './querystring.js';
 import { farmIdParam, ForecastQuery, issueParam } from './schemas.js';
@@ -131,6 +135,72 @@ export function directQuery(qs: string): ForecastQueryValues | undefined {
   const byId = q.farm_id !== undefined && q.lat === undefined && q.lon === undefined;
   const byPoint = q.farm_id === undefined && q.lat !== undefined && q.lon !== undefined;
   return byId || byPoint ? q : undefined;
+}
+
+/** The query of a forecast request target the direct path takes as it is; undefined for any other target. */
+export function directTarget(url: string): ForecastQueryValues | undefined {
+  if (!url.startsWith(PATH) || url.charCodeAt(PATH.length) !== 63 /* ? */) return undefined;
+  return directQuery(url.slice(PATH.length + 1));
+}
+
+/**
+ * Answers a query directTarget took, for a request with no framework behind it
+ * (the wire front, wireFront.ts): a planning error is answered here with the
+ * envelope and headers the framework's error handler gives it (the differential
+ * tests hold the two equal), anything else unexpected with 500.
+ */
+export function wireForecast(
+  service: ForecastService,
+  onUnavailable: (err: StoreUnavailableError) => void,
+  onFault: (err: unknown) => void,
+): (q: ForecastQueryValues, req: IncomingMessage, res: ServerResponse) => void {
+  return (q, req, res) => {
+    const failed = (err: unknown): void => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (err instanceof StoreUnavailableError) {
+        onUnavailable(err);
+        writeStoreUnavailable(res);
+        return;
+      }
+      let def: CodeDef = CODES.INTERNAL;
+      let message = 'Internal server error.';
+      if (err instanceof ApiError) {
+        def = Object.values(CODES).find((d) => d.code === err.code) ?? CODES.INTERNAL;
+        message = err.message;
+      } else {
+        onFault(err);
+      }
+      // The headers in the order the framework's hooks and reply give them.
+      const body = errorBody(def, message);
+      res.writeHead(def.status, [
+        'x-content-type-options',
+        'nosniff',
+        ...(answerHeadersOf(req) ?? []),
+        REQUEST_ID_HEADER,
+        requestIdOf(req)!,
+        'content-type',
+        JSON_TYPE,
+        'content-length',
+        decimalHeader(Buffer.byteLength(body)),
+      ]);
+      res.end(body);
+    };
+    const answer = (): void => {
+      if (!service.replay(req, res)) service.answer(q, req, res)?.catch(failed);
+    };
+    if (!service.reads.current) {
+      service.reads.sync().then(answer).catch(failed);
+      return;
+    }
+    try {
+      answer();
+    } catch (err) {
+      failed(err);
+    }
+  };
 }
 
 /**

@@ -1,0 +1,217 @@
+/**
+ * The request and response of an exchange the wire front (wireFront.ts) answers
+ * itself: the members of Node's IncomingMessage and ServerResponse that the
+ * door, the forecast service, the answer batcher and the error writers use, and
+ * nothing else. The response writes the bytes Node's own would write for the
+ * same calls (status line, the headers in Node's order, Date, Connection,
+ * Keep-Alive, Content-Length), adds X-Request-Id and tells the answer observer,
+ * as the server's response class does (ops/observedResponse.ts).
+ *
+ * Only a whole answer is written: writeHead with a flat header list, then end
+ * with the whole body (or none), which is how every writer on the direct path
+ * answers.
+ */
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { AnswerObserver } from '../ops/observedResponse.js';
+import { assignRequestId, REQUEST_ID_HEADER, requestIdOf } from '../ops/requestId.js';
+import { decimalHeader } from './headerNumber.js';
+import type { RequestHead } from './requestHead.js';
+
+/** What the response needs of its connection. */
+export interface WireLink {
+  readonly socket: Socket;
+  /** Node's keep-alive timeout of the server, ms (named in the Keep-Alive header). */
+  keepAliveTimeoutMs(): number;
+  /** Writes a whole answer, then calls res.close() once it has left (or the connection has gone). */
+  send(res: WireResponse, head: string, body: Buffer | string | undefined): void;
+}
+
+export class WireRequest {
+  readonly method = 'GET';
+  readonly httpVersion = '1.1';
+  readonly httpVersionMajor = 1;
+  readonly httpVersionMinor = 1;
+  readonly url: string;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    head: RequestHead,
+    readonly socket: Socket,
+  ) {
+    this.url = head.url;
+    this.headers = head.headers;
+  }
+}
+
+/** Node's check of a header value (ERR_INVALID_CHAR): no CR, LF or other control character may reach the wire. */
+const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+/** Node's check of a header name (ERR_INVALID_HTTP_TOKEN). */
+const TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
+
+/** The Date header's text, made once a second as Node makes its own. */
+let dateText: string | undefined;
+function httpDate(): string {
+  if (dateText === undefined) {
+    const d = new Date();
+    dateText = d.toUTCString();
+    setTimeout(() => (dateText = undefined), 1000 - d.getMilliseconds()).unref();
+  }
+  return dateText;
+}
+
+export class WireResponse {
+  statusCode = 200;
+  headersSent = false;
+  writableEnded = false;
+  /** Whether the connection closes after this answer (the client asked, or an answer said so). */
+  last: boolean;
+  /** Headers set before writeHead, by lower-case name: the name as set and its values. */
+  private set: Map<string, [string, string[]]> | undefined;
+  /** The answer's headers as name, value pairs, once writeHead has been called. */
+  private pairs: readonly string[] = [];
+  private closeListeners: (() => void)[] | undefined;
+  private closed = false;
+  private readonly startedAt = performance.now();
+
+  constructor(
+    readonly req: WireRequest,
+    private readonly link: WireLink,
+    private readonly observer: AnswerObserver,
+    close: boolean,
+  ) {
+    this.last = close;
+    assignRequestId(req as unknown as IncomingMessage, observer.ids);
+  }
+
+  get socket(): Socket {
+    return this.link.socket;
+  }
+
+  /** As Node's, to the caller: this response is one of Node's. */
+  asNode(): ServerResponse {
+    return this as unknown as ServerResponse;
+  }
+
+  setHeader(name: string, value: string): this {
+    if (this.headersSent) throw new Error('headers already sent');
+    // As Node's: a name set again keeps its place, with the new spelling and value.
+    (this.set ??= new Map()).set(name.toLowerCase(), [name, [value]]);
+    return this;
+  }
+
+  appendHeader(name: string, value: string): this {
+    const field = this.set?.get(name.toLowerCase());
+    if (field === undefined) return this.setHeader(name, value);
+    if (this.headersSent) throw new Error('headers already sent');
+    field[1].push(value);
+    return this;
+  }
+
+  writeHead(status: number, headers?: readonly string[]): this {
+    if (this.headersSent) throw new Error('headers already sent');
+    if (headers !== undefined && !Array.isArray(headers)) throw new Error('the wire front writes flat header lists only');
+    this.statusCode = status;
+    const id = requestIdOf(this.req as unknown as IncomingMessage)!;
+    // The id goes last unless the list places it (the framework's error answers do).
+    const list = headers === undefined ? [REQUEST_ID_HEADER, id] : headers.includes(REQUEST_ID_HEADER) ? headers : [...headers, REQUEST_ID_HEADER, id];
+    this.pairs = this.set === undefined ? list : merged(this.set, list);
+    this.headersSent = true;
+    return this;
+  }
+
+  end(body?: Buffer | string): this {
+    if (this.writableEnded) return this;
+    if (!this.headersSent) this.writeHead(this.statusCode);
+    this.writableEnded = true;
+    this.observer.answered(this.req as unknown as IncomingMessage, this.statusCode, performance.now() - this.startedAt);
+    const sent = this.statusCode === 204 || this.statusCode === 304 ? undefined : body;
+    const length = sent === undefined ? 0 : typeof sent === 'string' ? Buffer.byteLength(sent) : sent.length;
+    this.link.send(this, this.headText(this.statusCode, this.pairs, length), sent);
+    return this;
+  }
+
+  destroy(): void {
+    this.link.socket.destroy();
+  }
+
+  on(event: 'close', listener: () => void): this {
+    if (event !== 'close') throw new Error(`the wire front emits only close, not ${String(event)}`);
+    if (this.closed) return this;
+    (this.closeListeners ??= []).push(listener);
+    return this;
+  }
+
+  once(event: 'close', listener: () => void): this {
+    return this.on(event, listener);
+  }
+
+  /** The answer has left, or the connection has gone: 'close', once, as Node's response emits it. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    const listeners = this.closeListeners;
+    this.closeListeners = undefined;
+    if (listeners !== undefined) for (const l of listeners) l();
+  }
+
+  /**
+   * The status line and headers as Node's OutgoingMessage spells them for these headers (name, value pairs)
+   * and a body of `length` bytes. Without a Content-Length among them Node would send the body chunked after
+   * an explicit writeHead; it is named here instead (every writer on the direct path names it).
+   */
+  private headText(status: number, pairs: readonly string[], bodyBytes: number): string {
+    let text = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'unknown'}\r\n`;
+    let date = false;
+    let connection = false;
+    let length = false;
+    for (let i = 0; i < pairs.length; i += 2) {
+      const name = pairs[i]!;
+      const value = pairs[i + 1]!;
+      if (!TOKEN.test(name)) throw new Error(`invalid header name ${JSON.stringify(name)}`);
+      if (INVALID_VALUE.test(value)) throw new Error(`invalid character in header ${name}`);
+      text += `${name}: ${value}\r\n`;
+      // Names are compared only when their length could match: most headers are none of these.
+      switch (name.length) {
+        case 4:
+          date ||= name.toLowerCase() === 'date';
+          break;
+        case 10:
+          if (name.toLowerCase() === 'connection') {
+            connection = true;
+            if (value.toLowerCase() === 'close') this.last = true;
+          }
+          break;
+        case 14:
+          length ||= name.toLowerCase() === 'content-length';
+          break;
+        case 17:
+          if (name.toLowerCase() === 'transfer-encoding') throw new Error('the wire front writes whole bodies only');
+      }
+    }
+    if (!date) text += `Date: ${httpDate()}\r\n`;
+    if (!connection) {
+      if (this.last) text += 'Connection: close\r\n';
+      else {
+        text += 'Connection: keep-alive\r\n';
+        const ms = this.link.keepAliveTimeoutMs();
+        if (ms > 0) text += `Keep-Alive: timeout=${Math.floor(ms / 1000)}\r\n`;
+      }
+    }
+    if (!length && status !== 204 && status !== 304) text += `Content-Length: ${decimalHeader(bodyBytes)}\r\n`;
+    return text + '\r\n';
+  }
+}
+
+/**
+ * Headers set before writeHead merged with its list as Node 20 merges them:
+ * each name of the list is set in turn, so a name already set keeps its place
+ * and takes the list's spelling and value; then every value is a line.
+ */
+function merged(set: Map<string, [string, string[]]>, list: readonly string[]): string[] {
+  const fields = new Map(set);
+  for (let i = 0; i < list.length; i += 2) fields.set(list[i]!.toLowerCase(), [list[i]!, [list[i + 1]!]]);
+  const out: string[] = [];
+  for (const [name, values] of fields.values()) for (const v of values) out.push(name, v);
+  return out;
+}

@@ -1,0 +1,241 @@
+/**
+ * The wire front: the server's connections are read here first, and the
+ * plainest requests for the direct forecast path are answered without Node's
+ * HTTP machinery; everything else is Node's, from the first request this front
+ * does not take to the end of the connection.
+ *
+ * Why: node:http replying with precomputed bytes, the benchmarks' ceiling, spent
+ * about half its CPU in Node's request and response objects, its parser's
+ * callbacks and its stream bookkeeping, and the kernel the other half. A
+ * forecast answer pays that too, before any forecast work. Reading a plain GET
+ * head here and writing the answer's bytes straight to the socket leaves the
+ * kernel's part and our own (docs/performance.md has the figures).
+ *
+ * How it stays Node's equal: the head reader (requestHead.ts) takes only plain
+ * `GET … HTTP/1.1` heads without a body that arrive whole, and the front only
+ * those the direct path takes as they are (`accept`). Anything else — another
+ * method or path, a body, an upgrade, a head cut across reads, a pipelined
+ * request behind one in progress that is not all there, the server closing —
+ * hands the connection to Node's own connection listener, with the bytes not
+ * yet read, as if it had just been accepted: Node's parser, limits, timeouts and
+ * the framework answer from there on. Answers go out one at a time, in order:
+ * the next head is read only once the answer before it has been written. The
+ * door, the direct path, request ids, metrics and the access log see a request
+ * and a response with the members they use (wireExchange.ts).
+ *
+ * Timeouts: a connection that sends nothing within the headers timeout, or stays
+ * idle past the keep-alive timeout after an answer, is closed, as Node closes
+ * an idle keep-alive connection. Shutdown: idle connections close at once, busy
+ * ones after their answer.
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { AnswerObserver } from '../ops/observedResponse.js';
+import { INCOMPLETE, MAX_HEAD_BYTES, OTHER, readRequestHead } from './requestHead.js';
+import { WireRequest, WireResponse, type WireLink } from './wireExchange.js';
+
+export interface WireFrontOptions<Q> {
+  /** The server is draining: new requests are Node's (the framework answers them 503). */
+  closing(): boolean;
+  headersTimeoutMs: number;
+  observer: AnswerObserver;
+  /** What the direct path would answer for this target as it is; undefined: Node's. */
+  accept(url: string): Q | undefined;
+  /** Answers an accepted request (door first); the response may be ended in this turn or later. */
+  dispatch(q: Q, req: IncomingMessage, res: ServerResponse): void;
+}
+
+/** Unread bytes held while an answer is made; past this the socket is paused. */
+const MAX_HELD_BYTES = 4 * MAX_HEAD_BYTES;
+
+type Listener = (this: Server, socket: Socket) => void;
+
+/** What the front has done, for tests and for the curious operator (a debugger, a heap snapshot). */
+export interface WireCounts {
+  /** Requests read and dispatched by the front. */
+  taken: number;
+  /** Connections handed to Node's server. */
+  handedOff: number;
+  /** Open connections the front still reads. */
+  readonly open: number;
+}
+
+/**
+ * Puts the front before Node's connection listener of `server` (a node:http
+ * server, not yet listening); closeIdleConnections and closeAllConnections
+ * then cover the front's connections too.
+ */
+export function installWireFront<Q>(server: Server, o: WireFrontOptions<Q>): WireCounts {
+  const listeners = server.listeners('connection') as Listener[];
+  if (listeners.length !== 1) throw new Error(`expected Node's one connection listener, found ${listeners.length}`);
+  const nodeListener = listeners[0]!;
+  server.removeListener('connection', nodeListener);
+  const open = new Set<Connection<Q>>();
+  const counts: WireCounts = {
+    taken: 0,
+    handedOff: 0,
+    get open() {
+      return open.size;
+    },
+  };
+  const front: Front<Q> = {
+    server,
+    options: o,
+    open,
+    counts,
+    handOff(socket: Socket, rest: Buffer | undefined): void {
+      counts.handedOff++;
+      nodeListener.call(server, socket);
+      // Node reads what follows straight from the socket's handle; what this front had read is given to its
+      // parser first, as if it had just arrived.
+      if (rest !== undefined) socket.emit('data', rest);
+      if (socket.isPaused()) socket.resume();
+    },
+  };
+  server.on('connection', (socket: Socket) => open.add(new Connection(front, socket)));
+  const closeIdle = server.closeIdleConnections.bind(server);
+  server.closeIdleConnections = () => {
+    closeIdle();
+    for (const c of open) c.closeIfIdle();
+  };
+  const closeAll = server.closeAllConnections.bind(server);
+  server.closeAllConnections = () => {
+    closeAll();
+    for (const c of open) c.socket.destroy();
+  };
+  return counts;
+}
+
+interface Front<Q> {
+  readonly server: Server;
+  readonly options: WireFrontOptions<Q>;
+  readonly open: Set<Connection<Q>>;
+  readonly counts: WireCounts;
+  handOff(socket: Socket, rest: Buffer | undefined): void;
+}
+
+class Connection<Q> implements WireLink {
+  /** Bytes read and not yet taken. */
+  private held: Buffer | undefined;
+  /** The answer in progress: the next head waits for it. */
+  private current: WireResponse | undefined;
+  private answered = 0;
+  private ended = false;
+  private handedOff = false;
+
+  constructor(
+    private readonly front: Front<Q>,
+    readonly socket: Socket,
+  ) {
+    socket.on('data', this.onData);
+    socket.on('end', this.onEnd);
+    socket.on('close', this.onClose);
+    socket.on('error', ignore);
+    socket.on('timeout', this.onTimeout);
+    socket.setTimeout(front.options.headersTimeoutMs);
+  }
+
+  keepAliveTimeoutMs(): number {
+    return this.front.server.keepAliveTimeout;
+  }
+
+  closeIfIdle(): void {
+    if (this.current === undefined) this.socket.destroy();
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    this.held = this.held === undefined ? chunk : Buffer.concat([this.held, chunk]);
+    if (this.current === undefined) this.next();
+    else if (this.held.length > MAX_HELD_BYTES) this.socket.pause();
+  };
+
+  private readonly onEnd = (): void => {
+    this.ended = true;
+    if (this.current === undefined) this.next();
+  };
+
+  private readonly onClose = (): void => {
+    this.front.open.delete(this);
+    this.current?.close();
+  };
+
+  private readonly onTimeout = (): void => {
+    if (this.current === undefined) this.socket.destroy();
+  };
+
+  /** Takes the next request held, hands the connection to Node, or waits. */
+  private next(): void {
+    if (this.handedOff) return;
+    const socket = this.socket;
+    const held = this.held;
+    if (held === undefined) {
+      if (this.ended || (this.answered > 0 && this.front.options.closing())) socket.end();
+      else if (this.answered > 0) socket.setTimeout(this.keepAliveTimeoutMs());
+      return;
+    }
+    if (this.front.options.closing()) return this.handOff();
+    const head = readRequestHead(held, 0, held.length);
+    if (head === INCOMPLETE || head === OTHER) return this.handOff();
+    const q = this.front.options.accept(head.url);
+    if (q === undefined) return this.handOff();
+    this.held = head.end < held.length ? held.subarray(head.end) : undefined;
+    socket.setTimeout(0);
+    if (socket.isPaused()) socket.resume();
+    const req = new WireRequest(head, socket);
+    const res = new WireResponse(req, this, this.front.options.observer, head.close || this.ended);
+    this.current = res;
+    this.front.counts.taken++;
+    this.front.options.dispatch(q, req as unknown as IncomingMessage, res.asNode());
+  }
+
+  send(res: WireResponse, head: string, body: Buffer | string | undefined): void {
+    const socket = this.socket;
+    if (socket.destroyed) {
+      this.done(res);
+      return;
+    }
+    socket.cork();
+    socket.write(head, 'latin1');
+    if (body !== undefined && body.length > 0) socket.write(body);
+    socket.uncork();
+    // The write's own callback would come a turn later even when the kernel took everything at once.
+    if (socket.writableLength === 0) this.done(res);
+    else socket.write(EMPTY, () => this.done(res));
+  }
+
+  private done(res: WireResponse): void {
+    if (this.current !== res) return;
+    this.current = undefined;
+    this.answered++;
+    res.close();
+    if (res.last) {
+      this.socket.end();
+      return;
+    }
+    if (this.socket.writableNeedDrain) this.socket.once('drain', () => this.current === undefined && this.next());
+    else this.next();
+  }
+
+  private handOff(): void {
+    this.handedOff = true;
+    const socket = this.socket;
+    socket.removeListener('data', this.onData);
+    socket.removeListener('end', this.onEnd);
+    socket.removeListener('close', this.onClose);
+    socket.removeListener('error', ignore);
+    socket.removeListener('timeout', this.onTimeout);
+    socket.setTimeout(0);
+    this.front.open.delete(this);
+    const rest = this.held;
+    this.held = undefined;
+    if (this.ended) {
+      // Node's listener would wait for an end that has already come.
+      socket.destroy();
+      return;
+    }
+    this.front.handOff(socket, rest);
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+const ignore = (): void => undefined;

@@ -1,0 +1,278 @@
+/**
+ * The wire front over real sockets: byte for byte the answers Node's own server
+ * gives for the same requests, pipelining and hand-over to Node on one
+ * connection, closing, timeouts and shutdown.
+ */
+import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../src/http/context.js';
+import type { Store } from '../../src/store/store.js';
+import { seed, testStore } from '../helpers/fixtures.js';
+import { listen } from '../helpers/http.js';
+import { createKey } from '../helpers/keys.js';
+
+let store: Store;
+let cleanup: () => Promise<void>;
+const apps: FastifyInstance[] = [];
+
+before(async () => {
+  ({ store, cleanup } = await testStore());
+  await seed(store, [
+    { farmId: 'WF_A', issue: '2026112000' },
+    { farmId: 'WF_A', issue: '2026112012' },
+    { farmId: 'PV_B', issue: '2026112000' },
+  ]);
+});
+after(async () => {
+  for (const app of apps) await app.close();
+  await cleanup();
+});
+
+async function serve(ctx: Partial<AppContext> = {}): Promise<{ app: FastifyInstance; port: number }> {
+  const { app, base } = await listen(store, ctx);
+  apps.push(app);
+  return { app, port: Number(new URL(base).port) };
+}
+
+interface Reply {
+  status: number;
+  /** Header lines as sent, in order. */
+  lines: string[];
+  headers: Record<string, string>;
+  body: Buffer;
+  /** The whole answer as it came over the wire. */
+  raw: Buffer;
+}
+
+/** Splits whole answers (each with a Content-Length, or none for 304) off the front of buf. */
+function parseReplies(buf: Buffer): { replies: Reply[]; rest: Buffer } {
+  const replies: Reply[] = [];
+  let at = 0;
+  for (;;) {
+    const end = buf.indexOf('\r\n\r\n', at);
+    if (end < 0) break;
+    const [statusLine, ...lines] = buf.toString('latin1', at, end).split('\r\n');
+    const status = Number(statusLine!.split(' ')[1]);
+    const headers: Record<string, string> = {};
+    for (const l of lines) headers[l.slice(0, l.indexOf(':')).toLowerCase()] = l.slice(l.indexOf(':') + 1).trim();
+    assert.equal(headers['transfer-encoding'], undefined, 'answers here carry a length');
+    const length = status === 304 ? 0 : Number(headers['content-length']);
+    if (end + 4 + length > buf.length) break;
+    replies.push({ status, lines, headers, body: buf.subarray(end + 4, end + 4 + length), raw: buf.subarray(at, end + 4 + length) });
+    at = end + 4 + length;
+  }
+  return { replies, rest: buf.subarray(at) };
+}
+
+interface Conversation {
+  socket: Socket;
+  /** Resolves with the first `n` answers received so far on the connection. */
+  replies(n: number): Promise<Reply[]>;
+  /** Resolves when the server has closed its side (after everything it sent). */
+  ended: Promise<void>;
+}
+
+function talk(port: number): Promise<Conversation> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let buf = Buffer.alloc(0);
+    const waiters: (() => void)[] = [];
+    socket.on('data', (d: Buffer) => {
+      buf = Buffer.concat([buf, d]);
+      for (const w of waiters.splice(0)) w();
+    });
+    const ended = new Promise<void>((r) => socket.on('close', () => (r(), waiters.splice(0).forEach((w) => w()))));
+    socket.on('error', () => undefined);
+    socket.once('connect', () =>
+      resolve({
+        socket,
+        ended,
+        replies: (n) =>
+          new Promise((ok, fail) => {
+            const check = (): void => {
+              const { replies } = parseReplies(buf);
+              if (replies.length >= n) ok(replies.slice(0, n));
+              else if (socket.destroyed) fail(new Error(`connection closed after ${replies.length} of ${n} answers`));
+              else waiters.push(check);
+            };
+            check();
+          }),
+      }),
+    );
+    socket.once('error', reject);
+  });
+}
+
+const request = (path: string, headers: string[] = []): string => `GET ${path} HTTP/1.1\r\nHost: test\r\n${headers.map((h) => h + '\r\n').join('')}\r\n`;
+/** A header sent twice: the front leaves such a request to Node, whose answer must not depend on it. */
+const TO_NODE = ['X-Trace: a', 'X-Trace: b'];
+
+/** One request on a fresh connection; its answer. */
+async function once(port: number, text: string): Promise<Reply> {
+  const c = await talk(port);
+  c.socket.write(text);
+  const [r] = await c.replies(1);
+  c.socket.destroy();
+  return r!;
+}
+
+/** The answer without what depends on the moment: the Date line, and the tokens left in the rate limit. */
+const timeless = (r: Reply): string =>
+  r.raw
+    .toString('latin1')
+    .replace(/\r\nDate: [^\r]*/, '\r\nDate: -')
+    .replace(/\r\nratelimit: [^\r]*/, '\r\nratelimit: -');
+
+describe('the wire front', () => {
+  let port = 0;
+  let app: FastifyInstance;
+  let key = '';
+  before(async () => {
+    key = await createKey(store, 'wire-main');
+    ({ app, port } = await serve({ access: { auth: 'required', defaultRate: 1000, defaultBurst: 1000, authFailBurst: 1000, corsOrigins: ['https://desk.example'] } }));
+  });
+
+  test('writes byte for byte what Node’s own server writes for the same request', async () => {
+    const auth = `Authorization: Bearer ${key}`;
+    const first = await once(port, request('/api/v1/forecast?farm_id=WF_A&size=4', [auth, 'X-Request-Id: same.1']));
+    const etag = first.headers.etag!;
+    assert.ok(etag);
+    const cases: [string, string[]][] = [
+      ['/api/v1/forecast?farm_id=WF_A&size=4', [auth]],
+      ['/api/v1/forecast?farm_id=WF_A&issue=2026112000&elements=t2m,tr&size=24&page=3', [auth]],
+      ['/api/v1/forecast?farm_id=PV_B&issue=2026112000&format=csv', [auth]],
+      ['/api/v1/forecast?farm_id=WF_A&size=96', [auth, 'Accept-Encoding: gzip']],
+      ['/api/v1/forecast?farm_id=WF_A&size=96', [auth, 'Accept-Encoding: br;q=1, gzip;q=0.5']],
+      ['/api/v1/forecast?farm_id=WF_A&size=4', [auth, `If-None-Match: ${etag}`]],
+      ['/api/v1/forecast?farm_id=WF_A&size=4', [auth, 'Accept: text/csv']],
+      ['/api/v1/forecast?farm_id=WF_A&size=4', [auth, 'Origin: https://desk.example']],
+      ['/api/v1/forecast?farm_id=WF_A&size=4', [auth, 'Origin: https://elsewhere.example']],
+      ['/api/v1/forecast?farm_id=WF_A&size=4', [auth, 'Connection: close']],
+      ['/api/v1/forecast?farm_id=WF_A&size=4', []],
+      ['/api/v1/forecast?farm_id=WF_A&size=4', ['Authorization: Bearer fcst_nope']],
+      ['/api/v1/forecast?farm_id=WF_A&size=4', ['X-API-Key: nonsense', 'Origin: https://desk.example']],
+      ['/api/v1/forecast?farm_id=NOPE', [auth]],
+      ['/api/v1/forecast?farm_id=WF_A&issue=2026112100', [auth]],
+      ['/api/v1/forecast?farm_id=WF_A&start=2026-11-22T00:00:00Z&end=2026-11-21T00:00:00Z', [auth]],
+      ['/api/v1/forecast?farm_id=WF_A&elements=t2m,nope', [auth]],
+      ['/api/v1/forecast?lat=40.5&lon=95.25&size=2', [auth]],
+      ['/api/v1/forecast?lat=10&lon=10', [auth]],
+    ];
+    for (const [path, headers] of cases) {
+      const id = [`X-Request-Id: same.${cases.findIndex(([p, h]) => p === path && h === headers)}`];
+      const takenBefore = app.wireCounts!.taken;
+      const wire = await once(port, request(path, [...headers, ...id]));
+      assert.equal(app.wireCounts!.taken, takenBefore + 1, `${path} ${headers.join(' | ')} was not the front's`);
+      const node = await once(port, request(path, [...headers, ...id, ...TO_NODE]));
+      assert.equal(app.wireCounts!.taken, takenBefore + 1, `${path} with a repeated header was the front's`);
+      assert.equal(timeless(wire), timeless(node), `${path} ${headers.join(' | ')}`);
+    }
+  });
+
+  test('answers pipelined requests in order, and hands the connection to Node at the first it does not take', async () => {
+    const auth = `Authorization: Bearer ${key}`;
+    const c = await talk(port);
+    const taken = app.wireCounts!.taken;
+    const handed = app.wireCounts!.handedOff;
+    c.socket.write(
+      request('/api/v1/forecast?farm_id=WF_A&size=1', [auth]) +
+        request('/api/v1/forecast?farm_id=PV_B&size=2', [auth]) +
+        request('/api/v1/farms', [auth]) +
+        request('/api/v1/forecast?farm_id=WF_A&size=3', [auth]) +
+        request('/api/v1/forecast?farm_id=NOPE', [auth]),
+    );
+    const replies = await c.replies(5);
+    assert.deepEqual(replies.map((r) => r.status), [200, 200, 200, 200, 404]);
+    const items = (r: Reply): unknown[] => (JSON.parse(r.body.toString()) as { data: { items: unknown[] } }).data.items;
+    assert.equal(items(replies[0]!).length, 1);
+    assert.equal(items(replies[1]!).length, 2);
+    assert.equal((JSON.parse(replies[2]!.body.toString()) as { data: { total: number } }).data.total, 3);
+    assert.equal(items(replies[3]!).length, 3);
+    assert.equal(app.wireCounts!.taken, taken + 2);
+    assert.equal(app.wireCounts!.handedOff, handed + 1);
+    c.socket.destroy();
+  });
+
+  test('a head cut across two reads is Node’s, and answered', async () => {
+    const c = await talk(port);
+    const taken = app.wireCounts!.taken;
+    const text = request('/api/v1/forecast?farm_id=WF_A&size=2', [`Authorization: Bearer ${key}`]);
+    c.socket.write(text.slice(0, 20));
+    await new Promise((r) => setTimeout(r, 50));
+    c.socket.write(text.slice(20));
+    const [r] = await c.replies(1);
+    assert.equal(r!.status, 200);
+    assert.equal(app.wireCounts!.taken, taken);
+    c.socket.destroy();
+  });
+
+  test('Connection: close and a client that half-closes get their answer, then the connection ends', async () => {
+    const auth = `Authorization: Bearer ${key}`;
+    const a = await talk(port);
+    a.socket.write(request('/api/v1/forecast?farm_id=WF_A&size=2', [auth, 'Connection: close']));
+    const [ra] = await a.replies(1);
+    assert.equal(ra!.status, 200);
+    assert.ok(ra!.lines.includes('Connection: close'));
+    await a.ended;
+    const b = await talk(port);
+    b.socket.end(request('/api/v1/forecast?farm_id=WF_A&size=2', [auth]) + request('/api/v1/forecast?farm_id=PV_B&size=2', [auth]));
+    const rb = await b.replies(2);
+    assert.deepEqual(rb.map((r) => r.status), [200, 200]);
+    await b.ended;
+  });
+
+  test('keeps the connection open between answers, naming the keep-alive timeout', async () => {
+    const c = await talk(port);
+    for (let i = 1; i <= 3; i++) {
+      c.socket.write(request(`/api/v1/forecast?farm_id=WF_A&size=${i}`, [`Authorization: Bearer ${key}`]));
+      const replies = await c.replies(i);
+      assert.equal(replies[i - 1]!.status, 200);
+      assert.ok(replies[i - 1]!.lines.includes('Connection: keep-alive'));
+      assert.ok(replies[i - 1]!.lines.includes(`Keep-Alive: timeout=${Math.floor(app.server.keepAliveTimeout / 1000)}`));
+    }
+    assert.equal(c.socket.destroyed, false);
+    c.socket.destroy();
+  });
+});
+
+describe('the wire front’s limits', () => {
+  test('closes a connection idle past the keep-alive timeout, and one that sends nothing within the headers timeout', async () => {
+    const { port } = await serve({ access: { auth: 'off' }, limits: { keepAliveTimeoutMs: 300, headersTimeoutMs: 500 } });
+    const idle = await talk(port);
+    idle.socket.write(request('/api/v1/forecast?farm_id=WF_A&size=1'));
+    assert.equal((await idle.replies(1))[0]!.status, 200);
+    const silent = await talk(port);
+    const started = Date.now();
+    await idle.ended;
+    const idleMs = Date.now() - started;
+    await silent.ended;
+    const silentMs = Date.now() - started;
+    assert.ok(idleMs >= 250 && idleMs < 3000, `idle connection closed after ${idleMs} ms`);
+    assert.ok(silentMs >= 450 && silentMs < 3000, `silent connection closed after ${silentMs} ms`);
+  });
+
+  test('every answer leaves the count of requests in flight', async () => {
+    const { port } = await serve({ access: { auth: 'off' }, limits: { maxInFlight: 1 } });
+    const c = await talk(port);
+    for (let i = 1; i <= 5; i++) {
+      c.socket.write(request(`/api/v1/forecast?farm_id=WF_A&size=${i}`));
+      assert.equal((await c.replies(i))[i - 1]!.status, 200);
+    }
+    c.socket.destroy();
+  });
+
+  test('closing the app closes the front’s idle connections at once and a busy one after its answer', async () => {
+    const { app, port } = await serve({ access: { auth: 'off' } });
+    const idle = await talk(port);
+    idle.socket.write(request('/api/v1/forecast?farm_id=WF_A&size=1'));
+    assert.equal((await idle.replies(1))[0]!.status, 200);
+    assert.equal(app.wireCounts!.open, 1);
+    const started = Date.now();
+    await app.close();
+    await idle.ended;
+    assert.ok(Date.now() - started < 2000);
+    assert.equal(app.wireCounts!.open, 0);
+  });
+});
