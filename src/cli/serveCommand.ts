@@ -53,6 +53,7 @@ async function serveHere(o: ServeOptions, announce: (address: string) => void): 
       runDeadlineMs: o.runDeadlineMs,
       access: o.access,
       limits: o.limits,
+      wireFront: o.wireFront,
       events: { ...o.events, keepMs: o.eventsKeepMs },
       limiter,
     },

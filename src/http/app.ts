@@ -148,7 +148,7 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
       if (o.maxRequestsPerSocket > 0) server.maxRequestsPerSocket = o.maxRequestsPerSocket;
       // Plain forecast GETs are read and answered by the wire front; the rest of each connection is Node's
       // (wireFront.ts). Not with limits it does not keep: a connection timeout or a cap on requests per socket.
-      if (o.connectionTimeout === 0 && o.maxRequestsPerSocket === 0) {
+      if (ctx.wireFront !== false && o.connectionTimeout === 0 && o.maxRequestsPerSocket === 0) {
         const wire = wireForecast(
           forecasts,
           (err) => app.log.warn({ err: err.cause ?? err }, 'store unavailable'),

@@ -40,6 +40,8 @@ export interface AppContext {
   readonly cache?: CacheSettings;
   /** How long after its first publication a run may keep receiving before it is partial, ms (default: the setting's). */
   readonly runDeadlineMs?: number;
+  /** Plain forecast GETs read and answered by the wire front (default: yes; --node-http-only turns it off). */
+  readonly wireFront?: boolean;
   /** Keys, scopes and rate limits; what is not given takes its setting's default. */
   readonly access?: Partial<AccessOptions>;
   readonly limits?: Partial<LimitOptions>;

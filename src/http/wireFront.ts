@@ -83,13 +83,14 @@ export function installWireFront<Q>(server: Server, o: WireFrontOptions<Q>): Wir
     options: o,
     open,
     counts,
-    handOff(socket: Socket, rest: Buffer | undefined): void {
+    handOff(socket: Socket, rest: Buffer | undefined, ended: boolean): void {
       counts.handedOff++;
       nodeListener.call(server, socket);
       // Node reads what follows straight from the socket's handle; what this front had read is given to its
-      // parser first, as if it had just arrived.
+      // parser first, as if it had just arrived, and so is the client's end of sending if it came already.
       if (rest !== undefined) socket.emit('data', rest);
-      if (socket.isPaused()) socket.resume();
+      if (ended) socket.emit('end');
+      else if (socket.isPaused()) socket.resume();
     },
   };
   server.on('connection', (socket: Socket) => open.add(new Connection(front, socket)));
@@ -111,7 +112,7 @@ interface Front<Q> {
   readonly options: WireFrontOptions<Q>;
   readonly open: Set<Connection<Q>>;
   readonly counts: WireCounts;
-  handOff(socket: Socket, rest: Buffer | undefined): void;
+  handOff(socket: Socket, rest: Buffer | undefined, ended: boolean): void;
 }
 
 class Connection<Q> implements WireLink {
@@ -228,12 +229,7 @@ class Connection<Q> implements WireLink {
     this.front.open.delete(this);
     const rest = this.held;
     this.held = undefined;
-    if (this.ended) {
-      // Node's listener would wait for an end that has already come.
-      socket.destroy();
-      return;
-    }
-    this.front.handOff(socket, rest);
+    this.front.handOff(socket, rest, this.ended);
   }
 }
 

@@ -314,6 +314,12 @@ const TABLE = {
     arg: 'ORIGIN,...',
     help: 'answer CORS for these web origins',
   }),
+  'node-http-only': withDefault({
+    kind: onOff,
+    default: false,
+    commands: ['serve'],
+    help: 'read every request with Node’s HTTP server, turning off the wire front that reads and answers plain forecast GETs itself',
+  }),
   'access-log': withDefault({
     kind: onOff,
     default: false,

@@ -72,6 +72,8 @@ export interface ServeOptions {
   readonly eventsKeepMs: number;
   /** After SIGTERM / SIGINT, how long in-flight requests may take before their connections are closed, ms. */
   readonly shutdownGraceMs: number;
+  /** Plain forecast GETs are read and answered by the wire front (http/wireFront.ts); false: by node:http too. */
+  readonly wireFront: boolean;
   readonly store: StoreOptions;
   readonly access: AccessOptions;
   readonly limits: LimitOptions;
@@ -105,6 +107,7 @@ export function serveOptions(s: Resolved): ServeOptions {
     retentionDays: s.value('retention-days'),
     eventsKeepMs: s.value('events-keep'),
     shutdownGraceMs: s.value('shutdown-grace'),
+    wireFront: !s.value('node-http-only'),
     cache: {
       ...cacheSplit(s.value('cache-mb')),
       latestMaxAgeS: s.value('latest-max-age'),

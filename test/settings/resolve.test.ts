@@ -253,6 +253,13 @@ describe('serveOptions', () => {
     assert.deepEqual(o.limits, { maxInFlight: 9, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 2000 });
   });
 
+  it('keeps the wire front on unless --node-http-only is given', () => {
+    const wire = (args: string[], env: Record<string, string> = {}): boolean => serveOptions(resolveSettings('serve', args, input(env))).wireFront;
+    assert.equal(wire([]), true);
+    assert.equal(wire(['--node-http-only']), false);
+    assert.equal(wire([], { FORECASTD_NODE_HTTP_ONLY: 'true' }), false);
+  });
+
   it('splits --cache-mb between rendered answers and runs, five to one; 0 turns both off', () => {
     const split = (args: string[]): unknown => serveOptions(resolveSettings('serve', args, input())).cache;
     assert.deepEqual(split(['--cache-mb', '100']), { bodyMb: 83, seriesMb: 17, latestMaxAgeS: 60 });
