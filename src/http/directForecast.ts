@@ -18,6 +18,7 @@ import { REQUEST_ID_HEADER, requestIdOf } from '../ops/requestId.js';
 import { StoreUnavailableError } from '../store/store.js';
 import { errorBody, JSON_TYPE, writeStoreUnavailable } from './envelope.js';
 import { decimalHeader } from './headerNumber.js';
+import type { WireResponse } from './wireExchange.js';
 import type { ForecastQueryValues, ForecastService } from './forecastService.js';
 import { eachPair, PLAIN_DECIMAL } from './querystring.js';
 import { farmIdParam, ForecastQuery, issueParam } from './schemas.js';
@@ -144,8 +145,8 @@ export function directTarget(url: string): ForecastQueryValues | undefined {
 }
 
 /**
- * Answers a query directTarget took, for a request with no framework behind it
- * (the wire front, wireFront.ts): a planning error is answered here with the
+ * Answers a query directTarget took, for a request of the wire front (wireFront.ts: `res` is its WireResponse),
+ * with no framework behind it: a planning error is answered here with the
  * envelope and headers the framework's error handler gives it (the differential
  * tests hold the two equal), anything else unexpected with 500.
  */
@@ -175,7 +176,7 @@ export function wireForecast(
       }
       // The headers in the order the framework's hooks and reply give them.
       const body = errorBody(def, message);
-      res.writeHead(def.status, [
+      (res as unknown as WireResponse).writeHeadPlaced(def.status, [
         'x-content-type-options',
         'nosniff',
         ...(answerHeadersOf(req) ?? []),
