@@ -224,6 +224,28 @@ describe('the wire front', () => {
     await b.ended;
   });
 
+  test('a client that sends many requests before reading any answer gets them all, in order, once it reads', async () => {
+    const c = await talk(port);
+    c.socket.pause();
+    const auth = `Authorization: Bearer ${key}`;
+    // 120 whole-run CSV files of about 150 KB: far more than the sockets' buffers hold while nobody reads.
+    const paths = Array.from({ length: 120 }, (_, i) => `/api/v1/forecast?farm_id=${i % 2 === 0 ? 'WF_A' : 'PV_B'}&issue=2026112000&format=csv&elements=${i % 3 === 0 ? 't2m' : 'tr,t2m'}`);
+    c.socket.write(paths.map((p) => request(p, [auth])).join(''));
+    await new Promise((r) => setTimeout(r, 300));
+    c.socket.resume();
+    const replies = await c.replies(paths.length);
+    assert.ok(replies.every((r) => r.status === 200));
+    assert.deepEqual(
+      replies.map((r) => r.headers['content-disposition']),
+      paths.map((p) => `attachment; filename="${p.includes('WF_A') ? 'WF_A' : 'PV_B'}_2026112000.csv"`),
+    );
+    assert.deepEqual(
+      replies.map((r) => r.body.toString().split('\n')[0]),
+      paths.map((p) => (p.includes('tr,') ? 'date_time,t2m,tr' : 'date_time,t2m')),
+    );
+    c.socket.destroy();
+  });
+
   test('keeps the connection open between answers, naming the keep-alive timeout', async () => {
     const c = await talk(port);
     for (let i = 1; i <= 3; i++) {
