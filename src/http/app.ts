@@ -161,7 +161,13 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
           accept: directTarget,
           // The same door as every request's, then the direct path.
           dispatch: (q, req, res) => {
-            const admitted = door.admit(req, res);
+            let admitted: boolean | Promise<boolean>;
+            try {
+              admitted = door.admit(req, res);
+            } catch (err) {
+              doorFailed(err, res);
+              return;
+            }
             if (admitted === true) wire(q, req, res);
             else if (admitted !== false) admitted.then((ok) => ok && wire(q, req, res), (err: unknown) => doorFailed(err, res));
           },

@@ -166,8 +166,9 @@ class Connection<Q> implements WireLink {
 
   /** Takes the next request held, hands the connection to Node, or waits. */
   private next(): void {
-    if (this.handedOff) return;
     const socket = this.socket;
+    // Requests held for a connection that has gone are not answered.
+    if (this.handedOff || socket.destroyed) return;
     const held = this.held;
     if (held === undefined) {
       if (this.ended || (this.answered > 0 && this.front.options.closing())) socket.end();
@@ -186,7 +187,13 @@ class Connection<Q> implements WireLink {
     const res = new WireResponse(req, this, this.front.options.observer, head.close || this.ended);
     this.current = res;
     this.front.counts.taken++;
-    this.front.options.dispatch(q, req as unknown as IncomingMessage, res.asNode());
+    try {
+      this.front.options.dispatch(q, req as unknown as IncomingMessage, res.asNode());
+    } catch {
+      // A fault before any answer: this connection closes, as Node closes one whose response failed; the
+      // server and its other connections go on.
+      socket.destroy();
+    }
   }
 
   send(res: WireResponse, head: string, body: Buffer | string | undefined): void {
