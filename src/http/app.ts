@@ -206,6 +206,7 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
     },
   });
   app.decorate('routePaths', paths);
+  if (wireCounts !== undefined) metrics.watch({ wire: wireCounts });
   app.decorate('wireCounts', { getter: () => wireCounts });
   if (ctx.access?.accessLog === true) answers.accessLog = app.log.child({}, { level: 'info' });
   app.addHook('onRoute', (route) => metrics.http.addRoute(route.url));

@@ -54,6 +54,8 @@ export interface MetricSources {
   readonly limiter?: { readonly faults: number };
   /** The event log as this process follows it, and its event streams (src/events/). */
   readonly events?: EventCounts;
+  /** What the wire front took and handed to Node's server (http/wireFront.ts). */
+  readonly wire?: { readonly taken: number; readonly handedOff: number };
 }
 
 /** What the event hub and the streams count. */
@@ -153,6 +155,12 @@ export class Metrics {
     gauge('forecastd_cache_capacity_bytes', 'The most each in-memory cache may hold (its share of --cache-mb).', ['cache'], (set) => {
       for (const c of this.sources.cacheMemory?.() ?? []) set({ cache: c.cache }, c.capacity);
     });
+    counter('forecastd_wire_requests_total', 'Requests read and answered by the wire front (plain forecast GETs), without Node’s HTTP objects.', [], (set) =>
+      set({}, this.sources.wire?.taken ?? 0),
+    );
+    counter('forecastd_wire_handoffs_total', 'Connections the wire front handed to Node’s HTTP server at the first request it does not take.', [], (set) =>
+      set({}, this.sources.wire?.handedOff ?? 0),
+    );
     counter('forecastd_store_errors_total', 'Store calls that failed (unreachable, timed out, or any other fault).', [], (set) => set({}, this.storeErrors));
     counter('forecastd_rate_limited_total', 'Requests refused with 429 (a key over its rate, or failed keys of an address).', [], (set) =>
       set({}, this.sources.door?.rateLimited ?? 0),

@@ -276,6 +276,15 @@ describe('the wire front’s limits', () => {
     assert.ok(silentMs >= 450 && silentMs < 3000, `silent connection closed after ${silentMs} ms`);
   });
 
+  test('/metrics counts what the front took and handed to Node', async () => {
+    const { port } = await serve({ access: { auth: 'off' } });
+    for (const path of ['/api/v1/forecast?farm_id=WF_A&size=1', '/api/v1/forecast?farm_id=PV_B&size=1', '/api/v1/farms']) await once(port, request(path));
+    const scrape = (await once(port, request('/metrics'))).body.toString();
+    assert.match(scrape, /^forecastd_wire_requests_total 2$/m);
+    // The farms request and the scrape itself.
+    assert.match(scrape, /^forecastd_wire_handoffs_total 2$/m);
+  });
+
   test('every answer leaves the count of requests in flight', async () => {
     const { port } = await serve({ access: { auth: 'off' }, limits: { maxInFlight: 1 } });
     const c = await talk(port);
