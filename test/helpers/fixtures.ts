@@ -116,6 +116,13 @@ export async function testApp(store: Store, rules: SiteRules = DEFAULT_RULES) {
 }
 
 /** Registers the farms and publishes runs through the real CSV readers. */
+/** Two runs of a wind site and one of a solar site: what the HTTP tests that compare answers serve. */
+export const THREE_RUNS: ReadonlyArray<{ farmId: string; issue: string }> = [
+  { farmId: 'WF_A', issue: '2026112000' },
+  { farmId: 'WF_A', issue: '2026112012' },
+  { farmId: 'PV_B', issue: '2026112000' },
+];
+
 export async function seed(
   store: Store,
   runs: ReadonlyArray<{ farmId: string; issue: string; opts?: RunOptions }>,

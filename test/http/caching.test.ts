@@ -7,7 +7,7 @@ import { buildApp } from '../../src/http/app.js';
 import { readRunCsv } from '../../src/ingest/runCsv.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
-import { DEFAULT_RULES, cellValue, eventually, runCsv, seed, testStore } from '../helpers/fixtures.js';
+import { DEFAULT_RULES, cellValue, eventually, runCsv, seed, testStore, THREE_RUNS } from '../helpers/fixtures.js';
 
 let store: Store;
 let url: string;
@@ -30,11 +30,7 @@ async function appWith(cache: { seriesMb: number; bodyMb: number; latestMaxAgeS:
 
 before(async () => {
   ({ store, url, cleanup } = await testStore());
-  await seed(store, [
-    { farmId: 'WF_A', issue: '2026112000' },
-    { farmId: 'WF_A', issue: '2026112012' },
-    { farmId: 'PV_B', issue: '2026112000' },
-  ]);
+  await seed(store, THREE_RUNS);
   // 32 MB: bodies up to 64 KB are kept (a 512th of the cache), so every page here is kept on its second sighting.
   app = await appWith({ seriesMb: 8, bodyMb: 32, latestMaxAgeS: 60 });
 });

@@ -14,7 +14,7 @@ import { directForecast, directQuery } from '../../src/http/directForecast.js';
 import { ForecastService } from '../../src/http/forecastService.js';
 import { readRunCsv } from '../../src/ingest/runCsv.js';
 import type { Store } from '../../src/store/store.js';
-import { DEFAULT_RULES, runCsv, seed, testStore } from '../helpers/fixtures.js';
+import { DEFAULT_RULES, runCsv, seed, testStore, THREE_RUNS } from '../helpers/fixtures.js';
 import { prng } from '../helpers/watch.js';
 
 let store: Store;
@@ -65,11 +65,7 @@ async function injected(path: string, headers: Record<string, string> = {}, meth
 
 before(async () => {
   ({ store, cleanup } = await testStore());
-  await seed(store, [
-    { farmId: 'WF_A', issue: '2026112000' },
-    { farmId: 'WF_A', issue: '2026112012' },
-    { farmId: 'PV_B', issue: '2026112000' },
-  ]);
+  await seed(store, THREE_RUNS);
   served = await buildApp({ store, rules: DEFAULT_RULES, version: 'test', cache: CACHE });
   base = await served.listen({ port: 0, host: '127.0.0.1' });
   framework = await buildApp({ store, rules: DEFAULT_RULES, version: 'test', cache: CACHE });

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../src/http/context.js';
 import type { Store } from '../../src/store/store.js';
-import { seed, testStore } from '../helpers/fixtures.js';
+import { seed, testStore, THREE_RUNS } from '../helpers/fixtures.js';
 import { listen } from '../helpers/http.js';
 import { createKey } from '../helpers/keys.js';
 import { prng } from '../helpers/watch.js';
@@ -20,11 +20,7 @@ const apps: FastifyInstance[] = [];
 
 before(async () => {
   ({ store, cleanup } = await testStore());
-  await seed(store, [
-    { farmId: 'WF_A', issue: '2026112000' },
-    { farmId: 'WF_A', issue: '2026112012' },
-    { farmId: 'PV_B', issue: '2026112000' },
-  ]);
+  await seed(store, THREE_RUNS);
 });
 after(async () => {
   for (const app of apps) await app.close();
