@@ -83,6 +83,18 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
     if (!res.headersSent) writeInternalError(res);
     else res.destroy();
   };
+  /** The door first, for every request of either listener: `go` runs once it has admitted the request. */
+  const throughDoor = (req: IncomingMessage, res: ServerResponse, go: () => void): void => {
+    let admitted: boolean | Promise<boolean>;
+    try {
+      admitted = door.admit(req, res);
+    } catch (err) {
+      doorFailed(err, res);
+      return;
+    }
+    if (admitted === true) go();
+    else if (admitted !== false) admitted.then((ok) => ok && go(), (err: unknown) => doorFailed(err, res));
+  };
   metrics.watch({ memo: forecasts.replays, bodyCache: forecasts.bodies.lookups, runCache: forecasts.reads.runLookups, cacheMemory: () => forecasts.memory(), door, limiter });
   // The event log followed by this process, and its event streams (src/events/).
   const eventOptions = ctx.events ?? {};
@@ -137,12 +149,8 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
           // Adds X-Request-Id to every answer, and counts and logs each (src/ops/observedResponse.ts).
           ServerResponse: observedResponse(answers),
         },
-        // The door first, for every request: whatever it refuses reaches neither the direct path nor a route.
-        (req, res) => {
-          const admitted = door.admit(req, res);
-          if (admitted === true) direct(req, res);
-          else if (admitted !== false) admitted.then((ok) => ok && direct(req, res), (err: unknown) => doorFailed(err, res));
-        },
+        // Whatever the door refuses reaches neither the direct path nor a route.
+        (req, res) => throughDoor(req, res, () => direct(req, res)),
       );
       server.setTimeout(o.connectionTimeout);
       if (o.maxRequestsPerSocket > 0) server.maxRequestsPerSocket = o.maxRequestsPerSocket;
@@ -159,18 +167,7 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
           headersTimeoutMs: limits.headersTimeoutMs,
           observer: answers,
           accept: directTarget,
-          // The same door as every request's, then the direct path.
-          dispatch: (q, req, res) => {
-            let admitted: boolean | Promise<boolean>;
-            try {
-              admitted = door.admit(req, res);
-            } catch (err) {
-              doorFailed(err, res);
-              return;
-            }
-            if (admitted === true) wire(q, req, res);
-            else if (admitted !== false) admitted.then((ok) => ok && wire(q, req, res), (err: unknown) => doorFailed(err, res));
-          },
+          dispatch: (q, req, res) => throughDoor(req, res.asNode(), () => wire(q, req, res)),
         });
       }
       // Node hands a CONNECT over as a bare socket (and closes it unanswered when nobody listens): no route takes it.

@@ -13,11 +13,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerHeadersOf } from '../access/principal.js';
-import { ApiError, CODES, type CodeDef } from '../domain/errors.js';
-import { REQUEST_ID_HEADER, requestIdOf } from '../ops/requestId.js';
+import { ApiError } from '../domain/errors.js';
+import { requestIdOf } from '../ops/requestId.js';
 import { StoreUnavailableError } from '../store/store.js';
-import { errorBody, JSON_TYPE, writeStoreUnavailable } from './envelope.js';
-import { decimalHeader } from './headerNumber.js';
+import { routeErrorAnswer, writeStoreUnavailable } from './envelope.js';
 import type { WireResponse } from './wireExchange.js';
 import type { ForecastQueryValues, ForecastService } from './forecastService.js';
 import { eachPair, PLAIN_DECIMAL } from './querystring.js';
@@ -145,63 +144,59 @@ export function directTarget(url: string): ForecastQueryValues | undefined {
 }
 
 /**
- * Answers a query directTarget took, for a request of the wire front (wireFront.ts: `res` is its WireResponse),
- * with no framework behind it: a planning error is answered here with the
- * envelope and headers the framework's error handler gives it (the differential
- * tests hold the two equal), anything else unexpected with 500.
+ * Answers a query the direct path took: a remembered answer when there is one, else planned (in this turn
+ * unless the plan needs a store read). What fails before anything is written goes to `otherwise`, but an
+ * unreachable store, answered here with the framework's 503 envelope: handing on would make the client wait
+ * for a second failed store call.
+ */
+function answerQuery(
+  service: ForecastService,
+  q: ForecastQueryValues,
+  req: IncomingMessage,
+  res: ServerResponse,
+  onUnavailable: (err: StoreUnavailableError) => void,
+  otherwise: (err: unknown) => void,
+): void {
+  const failed = (err: unknown): void => {
+    if (res.headersSent) {
+      res.destroy();
+    } else if (err instanceof StoreUnavailableError) {
+      onUnavailable(err);
+      writeStoreUnavailable(res);
+    } else {
+      otherwise(err);
+    }
+  };
+  const answer = (): void => {
+    if (!service.replay(req, res)) service.answer(q, req, res)?.catch(failed);
+  };
+  if (!service.reads.current) {
+    service.reads.sync().then(answer).catch(failed);
+    return;
+  }
+  try {
+    answer();
+  } catch (err) {
+    failed(err);
+  }
+}
+
+/**
+ * Answers a query directTarget took, for a request of the wire front (wireFront.ts), with no framework
+ * behind it: a planning error is answered here as the framework's error handler answers it
+ * (routeErrorAnswer; the differential tests hold the two equal), anything else unexpected with 500.
  */
 export function wireForecast(
   service: ForecastService,
   onUnavailable: (err: StoreUnavailableError) => void,
   onFault: (err: unknown) => void,
-): (q: ForecastQueryValues, req: IncomingMessage, res: ServerResponse) => void {
-  return (q, req, res) => {
-    const failed = (err: unknown): void => {
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      if (err instanceof StoreUnavailableError) {
-        onUnavailable(err);
-        writeStoreUnavailable(res);
-        return;
-      }
-      let def: CodeDef = CODES.INTERNAL;
-      let message = 'Internal server error.';
-      if (err instanceof ApiError) {
-        def = Object.values(CODES).find((d) => d.code === err.code) ?? CODES.INTERNAL;
-        message = err.message;
-      } else {
-        onFault(err);
-      }
-      // The headers in the order the framework's hooks and reply give them.
-      const body = errorBody(def, message);
-      (res as unknown as WireResponse).writeHeadPlaced(def.status, [
-        'x-content-type-options',
-        'nosniff',
-        ...(answerHeadersOf(req) ?? []),
-        REQUEST_ID_HEADER,
-        requestIdOf(req)!,
-        'content-type',
-        JSON_TYPE,
-        'content-length',
-        decimalHeader(Buffer.byteLength(body)),
-      ]);
-      res.end(body);
-    };
-    const answer = (): void => {
-      if (!service.replay(req, res)) service.answer(q, req, res)?.catch(failed);
-    };
-    if (!service.reads.current) {
-      service.reads.sync().then(answer).catch(failed);
-      return;
-    }
-    try {
-      answer();
-    } catch (err) {
-      failed(err);
-    }
-  };
+): (q: ForecastQueryValues, req: IncomingMessage, res: WireResponse) => void {
+  return (q, req, res) =>
+    answerQuery(service, q, req, res.asNode(), onUnavailable, (err) => {
+      if (!(err instanceof ApiError)) onFault(err);
+      const a = routeErrorAnswer(err, answerHeadersOf(req) ?? [], requestIdOf(req)!);
+      res.writeHeadPlaced(a.status, a.headers).end(a.body);
+    });
 }
 
 /**
@@ -228,37 +223,13 @@ export function directForecast(
       return;
     }
     // A remembered answer needs neither the query read nor a turn of waiting.
-    const current = service.reads.current;
-    if (current && service.replay(req, res)) return;
+    if (service.reads.current && service.replay(req, res)) return;
     const q = directQuery(url.slice(PATH.length + 1));
     if (q === undefined) {
       fallback(req, res);
       return;
     }
-    const failed = (err: unknown): void => {
-      if (res.headersSent) {
-        res.destroy();
-      } else if (err instanceof StoreUnavailableError) {
-        // Answered here: handing on would make the client wait for a second failed store call.
-        onUnavailable(err);
-        writeStoreUnavailable(res);
-      } else {
-        // Nothing was written: the framework plans again and answers with its envelope.
-        fallback(req, res);
-      }
-    };
-    if (!current) {
-      service.reads
-        .sync()
-        .then(() => (service.replay(req, res) ? undefined : service.answer(q, req, res)))
-        .catch(failed);
-      return;
-    }
-    try {
-      // Answered in this turn unless the plan needs a store read.
-      service.answer(q, req, res)?.catch(failed);
-    } catch (err) {
-      failed(err);
-    }
+    // Nothing was written on a failure: the framework plans again and answers with its envelope.
+    answerQuery(service, q, req, res, onUnavailable, () => fallback(req, res));
   };
 }

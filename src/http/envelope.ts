@@ -6,13 +6,15 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, CODES, type CodeDef } from '../domain/errors.js';
 import { StoreUnavailableError } from '../store/store.js';
+import { REQUEST_ID_HEADER } from '../ops/requestId.js';
 import { decimalHeader } from './headerNumber.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
 export const ok = <T>(data: T): { code: 0; message: 'success'; data: T } => ({ code: 0, message: 'success', data });
 
-export function errorBody(def: CodeDef, message: string): string {
+/** The envelope of an error: `def` is one of CODES, or an ApiError (which carries its code). */
+export function errorBody(def: { readonly code: number }, message: string): string {
   return JSON.stringify({ code: def.code, message, data: null });
 }
 
@@ -83,6 +85,24 @@ export function writeErrorAnswer(res: ServerResponse, def: CodeDef, message: str
   res.end(body);
 }
 
+/**
+ * What the framework's error handler answers for a route's error: ours as it is, anything else 500 / 50000.
+ * The headers are in the order the framework's hooks and reply give them (nosniff, the door's headers, the
+ * request id, then the body's), so that an answer written without the framework (the wire front) is the
+ * framework's byte for byte.
+ */
+export function routeErrorAnswer(
+  err: unknown,
+  doorHeaders: readonly string[],
+  requestId: string,
+): { readonly status: number; readonly headers: string[]; readonly body: string } {
+  const known = err instanceof ApiError;
+  const status = known ? err.status : CODES.INTERNAL.status;
+  const body = known ? errorBody(err, err.message) : errorBody(CODES.INTERNAL, 'Internal server error.');
+  const headers = ['x-content-type-options', 'nosniff', ...doorHeaders, REQUEST_ID_HEADER, requestId, 'content-type', JSON_TYPE, 'content-length', decimalHeader(Buffer.byteLength(body))];
+  return { status, headers, body };
+}
+
 /** 500 / 50000 written to a bare Node response, for a fault outside the framework's routes. */
 export function writeInternalError(res: ServerResponse): void {
   writeErrorAnswer(res, CODES.INTERNAL, 'Internal server error.');
@@ -91,7 +111,7 @@ export function writeInternalError(res: ServerResponse): void {
 /** Maps any thrown error to the envelope: ours as they are, framework 4xx as 40001, the rest as 50000. */
 function handleError(this: FastifyInstance, err: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply): void {
   if (err instanceof ApiError) {
-    reply.code(err.status).type(JSON_TYPE).send(JSON.stringify({ code: err.code, message: err.message, data: null }));
+    reply.code(err.status).type(JSON_TYPE).send(errorBody(err, err.message));
     return;
   }
   if (err instanceof StoreUnavailableError) {

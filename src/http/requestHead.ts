@@ -61,15 +61,14 @@ function matches(buf: Uint8Array, at: number, bytes: readonly number[]): boolean
 
 const latin1 = (buf: Buffer, from: number, to: number): string => buf.toString('latin1', from, to);
 
-/** Reads the head starting at `start` of buf[start, length). */
-export function readRequestHead(buf: Buffer, start: number, length: number): RequestHead | typeof INCOMPLETE | typeof OTHER {
-  const limit = Math.min(length, start + MAX_HEAD_BYTES);
-  // The blank line first: a head that is not all there is not looked at.
-  const blank = buf.indexOf('\r\n\r\n', start, 'latin1');
-  if (blank < 0 || blank + 4 > limit) return length - start >= MAX_HEAD_BYTES ? OTHER : INCOMPLETE;
+/** Reads the head at the start of buf (what follows it, a pipelined request, is left alone). */
+export function readRequestHead(buf: Buffer): RequestHead | typeof INCOMPLETE | typeof OTHER {
+  // The blank line first, within the limit: a head that is not all there is not looked at.
+  const blank = buf.subarray(0, MAX_HEAD_BYTES).indexOf('\r\n\r\n', 0, 'latin1');
+  if (blank < 0) return buf.length >= MAX_HEAD_BYTES ? OTHER : INCOMPLETE;
   const end = blank + 4;
-  if (!matches(buf, start, GET)) return OTHER;
-  let at = start + GET.length;
+  if (!matches(buf, 0, GET)) return OTHER;
+  let at = GET.length;
   if (buf[at] !== 47 /* / */) return OTHER;
   const targetFrom = at;
   while (TARGET[buf[at]!] === 1) at++;

@@ -29,9 +29,6 @@ export interface WireLink {
 
 export class WireRequest {
   readonly method = 'GET';
-  readonly httpVersion = '1.1';
-  readonly httpVersionMajor = 1;
-  readonly httpVersionMinor = 1;
   readonly url: string;
   readonly headers: Record<string, string>;
 
@@ -41,6 +38,11 @@ export class WireRequest {
   ) {
     this.url = head.url;
     this.headers = head.headers;
+  }
+
+  /** As Node's, to the door, the service and the observers: they read only the members above. */
+  asNode(): IncomingMessage {
+    return this as unknown as IncomingMessage;
   }
 }
 
@@ -98,14 +100,14 @@ export class WireResponse {
     close: boolean,
   ) {
     this.last = close;
-    assignRequestId(req as unknown as IncomingMessage, observer.ids);
+    assignRequestId(req.asNode(), observer.ids);
   }
 
   get socket(): Socket {
     return this.link.socket;
   }
 
-  /** As Node's, to the caller: this response is one of Node's. */
+  /** As Node's, to the door, the service and the answer batcher: they use only the members below. */
   asNode(): ServerResponse {
     return this as unknown as ServerResponse;
   }
@@ -128,7 +130,7 @@ export class WireResponse {
   writeHead(status: number, headers?: readonly string[]): this {
     if (headers !== undefined && !Array.isArray(headers)) throw new Error('the wire front writes flat header lists only');
     // As the server's response class does: the request id goes last.
-    const id = requestIdOf(this.req as unknown as IncomingMessage)!;
+    const id = requestIdOf(this.req.asNode())!;
     return this.writeHeadPlaced(status, headers === undefined ? [REQUEST_ID_HEADER, id] : [...headers, REQUEST_ID_HEADER, id]);
   }
 
@@ -145,7 +147,7 @@ export class WireResponse {
     if (this.writableEnded) return this;
     if (!this.headersSent) this.writeHead(this.statusCode);
     this.writableEnded = true;
-    this.observer.answered(this.req as unknown as IncomingMessage, this.statusCode, performance.now() - this.startedAt);
+    this.observer.answered(this.req.asNode(), this.statusCode, performance.now() - this.startedAt);
     const sent = this.statusCode === 204 || this.statusCode === 304 ? undefined : body;
     const length = sent === undefined ? 0 : typeof sent === 'string' ? Buffer.byteLength(sent) : sent.length;
     this.link.send(this, this.headText(this.statusCode, this.pairs, length), sent);

@@ -28,7 +28,7 @@
  * an idle keep-alive connection. Shutdown: idle connections close at once, busy
  * ones after their answer.
  */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { AnswerObserver } from '../ops/observedResponse.js';
 import { INCOMPLETE, MAX_HEAD_BYTES, OTHER, readRequestHead } from './requestHead.js';
@@ -41,8 +41,11 @@ export interface WireFrontOptions<Q> {
   observer: AnswerObserver;
   /** What the direct path would answer for this target as it is; undefined: Node's. */
   accept(url: string): Q | undefined;
-  /** Answers an accepted request (door first); the response may be ended in this turn or later. */
-  dispatch(q: Q, req: IncomingMessage, res: ServerResponse): void;
+  /**
+   * Answers an accepted request (door first); the response may be ended in this turn or later. It must not
+   * throw: it runs inside the socket's data callback.
+   */
+  dispatch(q: Q, req: IncomingMessage, res: WireResponse): void;
 }
 
 /** Unread bytes held while an answer is made; past this the socket is paused. */
@@ -50,7 +53,7 @@ const MAX_HELD_BYTES = 4 * MAX_HEAD_BYTES;
 
 type Listener = (this: Server, socket: Socket) => void;
 
-/** What the front has done, for tests and for the curious operator (a debugger, a heap snapshot). */
+/** What the front has done: read by /metrics (forecastd_wire_*) and the tests. */
 export interface WireCounts {
   /** Requests read and dispatched by the front. */
   taken: number;
@@ -120,7 +123,6 @@ class Connection<Q> implements WireLink {
   private held: Buffer | undefined;
   /** The answer in progress: the next head waits for it. */
   private current: WireResponse | undefined;
-  private answered = 0;
   private ended = false;
   private handedOff = false;
 
@@ -171,12 +173,13 @@ class Connection<Q> implements WireLink {
     if (this.handedOff || socket.destroyed) return;
     const held = this.held;
     if (held === undefined) {
-      if (this.ended || (this.answered > 0 && this.front.options.closing())) socket.end();
-      else if (this.answered > 0) socket.setTimeout(this.keepAliveTimeoutMs());
+      // Reached after an answer, or at the client's end of sending: idle, closed when draining.
+      if (this.ended || this.front.options.closing()) socket.end();
+      else socket.setTimeout(this.keepAliveTimeoutMs());
       return;
     }
     if (this.front.options.closing()) return this.handOff();
-    const head = readRequestHead(held, 0, held.length);
+    const head = readRequestHead(held);
     if (head === INCOMPLETE || head === OTHER) return this.handOff();
     const q = this.front.options.accept(head.url);
     if (q === undefined) return this.handOff();
@@ -187,13 +190,7 @@ class Connection<Q> implements WireLink {
     const res = new WireResponse(req, this, this.front.options.observer, head.close || this.ended);
     this.current = res;
     this.front.counts.taken++;
-    try {
-      this.front.options.dispatch(q, req as unknown as IncomingMessage, res.asNode());
-    } catch {
-      // A fault before any answer: this connection closes, as Node closes one whose response failed; the
-      // server and its other connections go on.
-      socket.destroy();
-    }
+    this.front.options.dispatch(q, req.asNode(), res);
   }
 
   send(res: WireResponse, head: string, body: Buffer | string | undefined): void {
@@ -214,7 +211,6 @@ class Connection<Q> implements WireLink {
   private done(res: WireResponse): void {
     if (this.current !== res) return;
     this.current = undefined;
-    this.answered++;
     res.close();
     if (res.last) {
       this.socket.end();

@@ -192,6 +192,16 @@ describe('the wire front', () => {
     c.socket.destroy();
   });
 
+  test('requests sent in one go before malformed bytes are answered, then Node answers 400 for the rest', async () => {
+    // Node alone answers 400 for all of it (docs/architecture.md): the front answers what it took first.
+    const c = await talk(port);
+    const auth = `Authorization: Bearer ${key}`;
+    c.socket.write(request('/api/v1/forecast?farm_id=WF_A&size=1', [auth]) + request('/api/v1/forecast?farm_id=PV_B&size=1', [auth]) + 'GET / HTTP/1.1\r\nHost: test\r\nBad Header\r\n\r\n');
+    const replies = await c.replies(3);
+    assert.deepEqual(replies.map((r) => r.status), [200, 200, 400]);
+    await c.ended;
+  });
+
   test('a head cut across two reads is Node’s, and answered', async () => {
     const c = await talk(port);
     const taken = app.wireCounts!.taken;
