@@ -237,6 +237,11 @@ export class SeriesView {
     );
   }
 
+  /** The stored blob this view reads (its format byte included); undefined for a view over decoded series. */
+  get encoded(): Uint8Array | undefined {
+    return this.buf.length > 0 ? this.buf : undefined;
+  }
+
   /**
    * Bytes copyTo() needs: the blob, then (each 8-aligned) the column offsets, any
    * steps of its own and the raw columns. Everything of size that the view holds.

@@ -11,7 +11,17 @@ export interface CacheSettings {
   readonly bodyMb: number;
   /** max-age, seconds, of a forecast whose run is implied (the latest). */
   readonly latestMaxAgeS: number;
+  /** Local disk for copies of runs read from the store, MB (0: none; absent: none, as in tests of other things). */
+  readonly runDiskMb?: number;
+  /** Where that file is made: a folder on a disk. */
+  readonly runDiskDir?: string;
 }
+
+/**
+ * The local disk a serving process gives copies of runs by default, MB (`--run-disk-mb`): every run of
+ * 10,000 sites × 2 runs (about 14 KB each, 273 MB) and the latest run of some 70,000 sites.
+ */
+export const DEFAULT_RUN_DISK_MB = 1024;
 
 /**
  * The memory a serving process gives its caches by default, MB (`--cache-mb`). Sized so that the hot set of

@@ -20,7 +20,8 @@ import { csvFileName, writeCsv } from '../domain/csvFormat.js';
 import { FORECAST_PAGE } from '../domain/limits.js';
 import { planForecast, type ForecastPlan } from '../query/forecastQuery.js';
 import { then, type Maybe } from '../query/maybe.js';
-import { ReadModel } from '../query/readModel.js';
+import { DiskRing } from '../cache/diskRing.js';
+import { ReadModel, type RunMeta } from '../query/readModel.js';
 import { keepRecent } from '../cache/keepRecent.js';
 import { SizedLru, usedSincePassed } from '../cache/lru.js';
 import type { CacheMemory } from '../ops/metrics.js';
@@ -28,7 +29,7 @@ import { prefersCsv } from './accept.js';
 import { BodyCache, codingOf, type BodyCacheKey, type CachedBody } from './bodyCache.js';
 import { BodyKey } from './bodyKey.js';
 import { chooseCoding, entityTag, matchesIfNoneMatch, tagBase, type Coding } from './conditional.js';
-import { DEFAULT_CACHE, type AppContext } from './context.js';
+import { DEFAULT_CACHE, type AppContext, type CacheSettings } from './context.js';
 import { JSON_TYPE } from './envelope.js';
 import { decimalHeader } from './headerNumber.js';
 import { writeForecastJson } from './forecastBody.js';
@@ -135,12 +136,26 @@ export class ForecastService {
 
   constructor(private readonly ctx: AppContext) {
     const settings = ctx.cache ?? DEFAULT_CACHE;
-    this.reads = new ReadModel(ctx.store, settings.seriesMb * MB);
+    this.reads = new ReadModel(ctx.store, settings.seriesMb * MB, this.runDisk(settings));
     // The memo's bytes are part of the body cache's share of --cache-mb.
     const memo = memoBytes(settings.bodyMb);
     this.bodies = new BodyCache(settings.bodyMb * MB - memo);
     this.memo = new SizedLru<string, Prepared>(memo, memoEntryBytes, { secondChance: usedSincePassed });
     this.latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
+  }
+
+  /** Why the copies of runs on local disk could not be made (the server runs without them), if so. */
+  runDiskProblem: string | undefined;
+
+  private runDisk(settings: CacheSettings): DiskRing<RunMeta> | undefined {
+    const mb = settings.runDiskMb ?? 0;
+    if (mb === 0 || settings.runDiskDir === undefined) return undefined;
+    try {
+      return new DiskRing<RunMeta>({ dir: settings.runDiskDir, capacityBytes: mb * MB });
+    } catch (err) {
+      this.runDiskProblem = `cannot keep copies of runs in ${settings.runDiskDir} (--run-disk-mb): ${(err as Error).message}`;
+      return undefined;
+    }
   }
 
   /** What each cache of answers and runs holds, in the bytes it counts, against its bound (for /metrics). */

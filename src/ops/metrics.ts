@@ -38,6 +38,12 @@ export interface CacheMemory {
   readonly capacity: number;
 }
 
+export interface RunDiskStats {
+  readonly counts: { readonly syncReads: number; readonly asyncReads: number; readonly slowReads: number; readonly errors: number };
+  readonly bytes: number;
+  readonly capacity: number;
+}
+
 /** Counters kept by other parts of the server, read at scrape time. */
 export interface MetricSources {
   /** Rendered forecast bodies (http/bodyCache.ts). */
@@ -54,6 +60,8 @@ export interface MetricSources {
   readonly limiter?: { readonly faults: number };
   /** The event log as this process follows it, and its event streams (src/events/). */
   readonly events?: EventCounts;
+  /** Copies of runs on local disk (cache/diskRing.ts, --run-disk-mb); undefined when there are none. */
+  readonly runDisk?: () => RunDiskStats | undefined;
   /** What the wire front took and handed to Node's server (http/wireFront.ts). */
   readonly wire?: { readonly taken: number; readonly handedOff: number };
 }
@@ -155,6 +163,21 @@ export class Metrics {
     gauge('forecastd_cache_capacity_bytes', 'The most each in-memory cache may hold (its share of --cache-mb).', ['cache'], (set) => {
       for (const c of this.sources.cacheMemory?.() ?? []) set({ cache: c.cache }, c.capacity);
     });
+    counter('forecastd_run_disk_reads_total', 'Runs read from their copies on local disk (--run-disk-mb): at once on the event loop, or on libuv’s threads after a slow read.', ['way'], (set) => {
+      const d = this.sources.runDisk?.();
+      set({ way: 'at_once' }, d?.counts.syncReads ?? 0);
+      set({ way: 'threaded' }, d?.counts.asyncReads ?? 0);
+    });
+    counter('forecastd_run_disk_slow_reads_total', 'Reads of run copies that waited for the disk (each sends the next reads to libuv’s threads for a while).', [], (set) =>
+      set({}, this.sources.runDisk?.()?.counts.slowReads ?? 0),
+    );
+    counter('forecastd_run_disk_errors_total', 'Reads and writes of run copies that failed (the copy is forgotten; the store answers).', [], (set) =>
+      set({}, this.sources.runDisk?.()?.counts.errors ?? 0),
+    );
+    gauge('forecastd_run_disk_bytes', 'Bytes of run copies on local disk, against forecastd_run_disk_capacity_bytes.', [], (set) => set({}, this.sources.runDisk?.()?.bytes ?? 0));
+    gauge('forecastd_run_disk_capacity_bytes', 'The most the run copies on local disk may take (--run-disk-mb; 0: none).', [], (set) =>
+      set({}, this.sources.runDisk?.()?.capacity ?? 0),
+    );
     counter('forecastd_wire_requests_total', 'Requests read and answered by the wire front (plain forecast GETs), without Node’s HTTP objects.', [], (set) =>
       set({}, this.sources.wire?.taken ?? 0),
     );

@@ -12,6 +12,8 @@
  * loop ends: use it synchronously, never across an I/O wait.
  */
 import { ArenaCache } from '../cache/arenaCache.js';
+import type { DiskRing, RingRecord } from '../cache/diskRing.js';
+import { openSeries } from '../domain/codec.js';
 import { runKey, type Box, type Farm, type Store, type StoredRun } from '../store/store.js';
 import type { Maybe } from './maybe.js';
 import type { SiteSource } from './siteLookup.js';
@@ -23,6 +25,12 @@ export interface ReadSource extends SiteSource {
 }
 
 const DONE = Promise.resolve();
+
+/** What a run's copy on disk keeps beside its blob. */
+export interface RunMeta {
+  readonly revision: number;
+  readonly publishedAt: number;
+}
 /**
  * Once the run cache is full, one run read in this many is kept (ArenaCache): mixed load at 10,000 sites
  * reads runs evenly over six times what the default cache holds, so a kept run is rarely asked again before
@@ -58,6 +66,8 @@ export class ReadModel implements ReadSource {
   constructor(
     private readonly store: Store,
     cacheBytes: number,
+    /** Copies of runs read from the store, on local disk (--run-disk-mb): read before the store is asked. */
+    private readonly disk?: DiskRing<RunMeta>,
   ) {
     this.pollMs = store.changePollMs;
     this.runs = new ArenaCache(cacheBytes, { admitOneIn: RUN_ADMISSION });
@@ -120,7 +130,9 @@ export class ReadModel implements ReadSource {
       }
       for (const r of ch.runs) {
         this.changedAt.set(r.farmId, ch.revision);
-        this.runs.delete(runKey(r.farmId, r.issue));
+        const key = runKey(r.farmId, r.issue);
+        this.runs.delete(key);
+        this.disk?.delete(key);
         const known = this.latest.get(r.farmId);
         if (r.removed) {
           // Retention never removes a site's newest run; should the newest known be gone, ask again.
@@ -176,14 +188,47 @@ export class ReadModel implements ReadSource {
       return run;
     }
     this.runLookups.misses++;
-    return this.readRun(key, farmId, issue);
+    const copy = this.disk?.get(key);
+    if (copy === undefined) return this.readRun(key, farmId, issue);
+    if (copy instanceof Promise) return copy.then((c) => (c === undefined ? this.readRun(key, farmId, issue) : (this.fromDisk(key, farmId, issue, c) ?? this.readRun(key, farmId, issue))));
+    return this.fromDisk(key, farmId, issue, copy) ?? this.readRun(key, farmId, issue);
+  }
+
+  /** The run from its copy on disk, kept in memory as a store read would be; undefined if the copy is damaged. */
+  private fromDisk(key: string, farmId: string, issue: string, copy: RingRecord<RunMeta>): StoredRun | undefined {
+    let view;
+    try {
+      view = openSeries(copy.bytes);
+    } catch {
+      this.disk!.delete(key);
+      return undefined;
+    }
+    const run: StoredRun = { farmId, issue, view, revision: copy.meta.revision, publishedAt: copy.meta.publishedAt };
+    return this.keep(key, run);
   }
 
   private async readRun(key: string, farmId: string, issue: string): Promise<StoredRun | undefined> {
     const seen = this.seen;
     const run = await this.store.getRun(farmId, issue);
     if (run === undefined || this.seen !== seen) return run;
+    const blob = run.view.encoded;
+    if (blob !== undefined) this.disk?.put(key, blob, { revision: run.revision, publishedAt: run.publishedAt });
+    return this.keep(key, run);
+  }
+
+  private keep(key: string, run: StoredRun): StoredRun {
     return this.runs.set(key, run.view.footprint, (region) => ({ ...run, view: run.view.copyTo(region) })) ?? run;
+  }
+
+  /** The copies on disk, if any: what they hold and how they were read (for /metrics). */
+  diskStats(): { counts: DiskRing<RunMeta>['counts']; bytes: number; capacity: number } | undefined {
+    const d = this.disk;
+    return d === undefined ? undefined : { counts: d.counts, bytes: d.bytes, capacity: d.capacity };
+  }
+
+  /** Closes the copies on disk (the store is the caller's). */
+  close(): Promise<void> {
+    return this.disk?.close() ?? Promise.resolve();
   }
 
   /** Entries and bytes held, and the most bytes the run cache may hold: for diagnostics and /metrics. */

@@ -6,7 +6,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { DEFAULT_MATCH_RADIUS_KM, DEFAULT_RANGE } from '../domain/limits.js';
-import { DEFAULT_CACHE, DEFAULT_CACHE_MB } from '../http/context.js';
+import { DEFAULT_CACHE, DEFAULT_CACHE_MB, DEFAULT_RUN_DISK_MB } from '../http/context.js';
 import { DEFAULT_DB } from '../store/openStore.js';
 import { PG_DEFAULTS } from '../store/store.js';
 import { choice, duration, farmIds, integer, number, onOff, origins, rangeBox, redisUrl, storeUrl, text, type Kind } from './kinds.js';
@@ -107,6 +107,14 @@ const TABLE = {
     commands: ['serve'],
     arg: 'MB',
     help: 'memory for the caches of each serving process: five sixths for rendered answers, one sixth for runs (docs/deployment.md: the memory it implies)',
+  }),
+  'run-disk-mb': withDefault({
+    kind: integer(0, 1 << 24),
+    default: DEFAULT_RUN_DISK_MB,
+    unit: 'MB',
+    commands: ['serve'],
+    arg: 'MB',
+    help: "local disk for copies of runs read from the store, read before asking the store again; in the SQLite store's folder, or the system's temporary folder for PostgreSQL (0: none)",
   }),
   'latest-max-age': withDefault({
     kind: integer(0, 31_536_000),

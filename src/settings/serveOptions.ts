@@ -1,4 +1,6 @@
 /** serve's settings as the typed options object the command runs with, with the checks that involve several settings. */
+import { tmpdir } from 'node:os';
+import { dirname } from 'node:path';
 import type { RangeBox } from '../domain/geo.js';
 import { cacheSplit, type CacheSettings } from '../http/context.js';
 import { parseStoreUrl, type StoreOptions } from '../store/openStore.js';
@@ -83,6 +85,12 @@ export interface ServeOptions {
   readonly webhookAllowPrivate: boolean;
 }
 
+/** Where copies of runs go: beside an SQLite store (a disk the operator chose for data), else the system's temporary folder. */
+function runDiskDir(db: string): string {
+  const loc = parseStoreUrl(db);
+  return loc.kind === 'sqlite' ? dirname(loc.path) : tmpdir();
+}
+
 /** The options of `serve` (or of `config`, which shows serve's); throws a SettingError when settings contradict each other. */
 export function serveOptions(s: Resolved): ServeOptions {
   const db = s.value('db');
@@ -111,6 +119,8 @@ export function serveOptions(s: Resolved): ServeOptions {
     cache: {
       ...cacheSplit(s.value('cache-mb')),
       latestMaxAgeS: s.value('latest-max-age'),
+      runDiskMb: s.value('run-disk-mb'),
+      runDiskDir: runDiskDir(db),
     },
     store: {
       readUrl: readDb,

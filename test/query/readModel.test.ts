@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readRunCsv } from '../../src/ingest/runCsv.js';
 import { planForecast } from '../../src/query/forecastQuery.js';
 import { EVERY_SITE } from '../../src/query/scope.js';
 import { formatIssue, HOUR_MS } from '../../src/domain/time.js';
-import { ReadModel, RUN_ADMISSION } from '../../src/query/readModel.js';
+import { DiskRing } from '../../src/cache/diskRing.js';
+import { ReadModel, RUN_ADMISSION, type RunMeta } from '../../src/query/readModel.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
 import { DEFAULT_RULES, runCsv, seed, testStore } from '../helpers/fixtures.js';
@@ -216,4 +217,68 @@ test("a site's stamp moves when its record or one of its runs changes, and with 
   } finally {
     await own.close();
   }
+});
+
+describe('with copies of runs on local disk', () => {
+  /** A model keeping no run in memory, so that every run asked again comes from its copy on disk, if any. */
+  async function diskModel(target: Store, dir: string): Promise<{ m: ReadModel; disk: DiskRing<RunMeta> }> {
+    const disk = new DiskRing<RunMeta>({ dir, capacityBytes: 1 << 20, slowReadMs: Infinity });
+    const m = new ReadModel(target, 0, disk);
+    await m.sync();
+    return { m, disk };
+  }
+
+  test('a run read once is read again from its copy, value for value, without the store', async () => {
+    const { store: own, dir, cleanup: done } = await testStore();
+    try {
+      await seed(own, [{ farmId: 'WF_A', issue: '2026112000' }]);
+      await publish(own, 'WF_A', '2026112012', [0, 1, 2, 5, 96, 97, 500, 1440]);
+      const { m, disk } = await diskModel(own, dir);
+      try {
+        const first = await m.getRun('WF_A', '2026112012');
+        const expected = JSON.stringify(first!.view.toSeries());
+        await disk.settled();
+        assert.equal(disk.size, 1);
+        const again = m.getRun('WF_A', '2026112012');
+        assert.ok(!(again instanceof Promise), 'answered at once, without waiting for the store');
+        assert.equal(JSON.stringify(again!.view.toSeries()), expected);
+        assert.equal(again!.revision, first!.revision);
+        assert.equal(again!.publishedAt, first!.publishedAt);
+        assert.equal(disk.counts.syncReads, 1);
+        assert.equal(await m.getRun('WF_A', '2026112100'), undefined, 'a run that does not exist is asked of the store');
+      } finally {
+        await m.close();
+      }
+    } finally {
+      await done();
+    }
+  });
+
+  test("a replaced run's copy is never served once the replacement is committed", async () => {
+    const { store: own, dir, cleanup: done } = await testStore();
+    try {
+      await seed(own, [{ farmId: 'WF_A', issue: '2026112000' }]);
+      await publish(own, 'WF_A', '2026112012', [0, 1]);
+      const { m, disk } = await diskModel(own, dir);
+      try {
+        const old = await m.getRun('WF_A', '2026112012');
+        await disk.settled();
+        assert.equal(disk.size, 1);
+        await publish(own, 'WF_A', '2026112012', [0, 1, 2]);
+        await m.sync();
+        assert.equal(disk.size, 0, 'the copy is forgotten as the change is seen');
+        const now = await m.getRun('WF_A', '2026112012');
+        assert.equal(now!.view.length, 3);
+        assert.ok(now!.revision > old!.revision);
+        await disk.settled();
+        const again = m.getRun('WF_A', '2026112012');
+        assert.ok(!(again instanceof Promise));
+        assert.equal(again!.view.length, 3, 'the copy taken of the replacement');
+      } finally {
+        await m.close();
+      }
+    } finally {
+      await done();
+    }
+  });
 });

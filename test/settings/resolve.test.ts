@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import { tmpdir } from 'node:os';
 import { describe, it } from 'node:test';
 import { DEFAULT_RANGE } from '../../src/domain/limits.js';
-import { DEFAULT_CACHE } from '../../src/http/context.js';
+import { DEFAULT_CACHE, DEFAULT_RUN_DISK_MB } from '../../src/http/context.js';
 import { DEFAULT_DB } from '../../src/store/openStore.js';
 import { ALL_SETTINGS, COMMAND_NAMES, SETTINGS, defaultOf, settingsOf } from '../../src/settings/definitions.js';
 import { SettingError, UsageError } from '../../src/settings/errors.js';
@@ -261,10 +262,24 @@ describe('serveOptions', () => {
   });
 
   it('splits --cache-mb between rendered answers and runs, five to one; 0 turns both off', () => {
-    const split = (args: string[]): unknown => serveOptions(resolveSettings('serve', args, input())).cache;
+    const split = (args: string[]): unknown => {
+      const { bodyMb, seriesMb, latestMaxAgeS } = serveOptions(resolveSettings('serve', args, input())).cache;
+      return { bodyMb, seriesMb, latestMaxAgeS };
+    };
     assert.deepEqual(split(['--cache-mb', '100']), { bodyMb: 83, seriesMb: 17, latestMaxAgeS: 60 });
     assert.deepEqual(split(['--cache-mb', '0', '--latest-max-age', '5']), { bodyMb: 0, seriesMb: 0, latestMaxAgeS: 5 });
     assert.deepEqual(split([]), { bodyMb: 250, seriesMb: 50, latestMaxAgeS: 60 });
+  });
+
+  it("gives copies of runs --run-disk-mb of disk, beside an SQLite store or in the system's temporary folder", () => {
+    const disk = (args: string[]): unknown => {
+      const { runDiskMb, runDiskDir } = serveOptions(resolveSettings('serve', args, input())).cache;
+      return { runDiskMb, runDiskDir };
+    };
+    assert.deepEqual(disk(['--db', '/srv/forecasts/store.db']), { runDiskMb: DEFAULT_RUN_DISK_MB, runDiskDir: '/srv/forecasts' });
+    assert.deepEqual(disk(['--db', 'sqlite:data/x.db', '--run-disk-mb', '64']), { runDiskMb: 64, runDiskDir: 'data' });
+    assert.deepEqual(disk(['--db', 'postgres://h/db', '--run-disk-mb', '0']), { runDiskMb: 0, runDiskDir: tmpdir() });
+    fails(() => resolveSettings('serve', ['--run-disk-mb', '-1'], input()), /run-disk-mb/);
   });
 
   it('refuses a read replica without PostgreSQL on both sides, and a headers timeout longer than the request timeout', () => {

@@ -1,0 +1,224 @@
+/**
+ * A bounded ring of byte records in a file of its own on local disk: the
+ * second tier of a cache whose first is memory.
+ *
+ * Why: a run not in memory costs a store query (SQLite: a B-tree walk and an
+ * overflow page chain, about 24 µs for a 13.6 KB run; PostgreSQL: a round
+ * trip), and the query is made on a thread or a connection whose hand-over
+ * costs the event loop as much again. The same bytes kept contiguous in a file
+ * cost one `pread` of about 5 µs from the OS's page cache, made on the event
+ * loop itself (docs/performance.md, "Where the time goes"). The page cache is
+ * the OS's memory, shared and reclaimable, not the process's.
+ *
+ * The file is private and disposable: created in the given folder and unlinked
+ * at once, so nothing is left behind by a crash, and nothing in it is ever the
+ * only copy. Records are written at a moving pointer; whatever the pointer
+ * reaches is forgotten (first in, first out), so the file never grows past its
+ * capacity.
+ *
+ * A read from the page cache is fast, one from the disk is not, and a
+ * synchronous read holds the event loop meanwhile. So reads are synchronous
+ * while they are fast; one that took longer than `slowReadMs` (the OS had let
+ * the page go) makes the reads of the next `coolMs` go through libuv's threads
+ * instead, where a wait for the disk holds only its own answer.
+ *
+ * Writes are asynchronous (no answer waits for one) and a record becomes
+ * readable once its write has completed. An asynchronous read is used only if
+ * its record was still in the ring when the read completed: a record is
+ * forgotten before any write to its bytes begins.
+ */
+import { closeSync, openSync, read, readSync, unlinkSync, write } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+export interface DiskRingOptions {
+  /** The folder of the file; it must be on a disk, not in memory (a tmpfs would hold the bytes in RAM). */
+  readonly dir: string;
+  readonly capacityBytes: number;
+  /** A synchronous read taking longer than this, ms, sends the reads of the next coolMs to libuv's threads. */
+  readonly slowReadMs?: number;
+  readonly coolMs?: number;
+}
+
+interface Slot<M> {
+  readonly key: string;
+  readonly offset: number;
+  readonly length: number;
+  readonly meta: M;
+  /** Written and not forgotten: readable. */
+  readable: boolean;
+  /** Forgotten (overwritten, deleted or cleared): never readable again. */
+  gone: boolean;
+}
+
+/** What get() finds: the bytes and what was kept with them. */
+export interface RingRecord<M> {
+  readonly bytes: Uint8Array;
+  readonly meta: M;
+}
+
+export class DiskRing<M> {
+  private fd: number | undefined;
+  /** Readable slots by key. */
+  private readonly map = new Map<string, Slot<M>>();
+  /** Slots whose write has not completed, by key: delete() must reach them too. */
+  private readonly pending = new Map<string, Slot<M>>();
+  /** Reads and writes under way on libuv's threads: the file is closed only once there are none. */
+  private io = 0;
+  /** Called once no read or write is under way (settled(), close()). */
+  private idle: (() => void)[] = [];
+  /** Slots in write order, oldest first, from `head`: that is address order, cyclically, from the pointer. */
+  private queue: Slot<M>[] = [];
+  private head = 0;
+  private pointer = 0;
+  private coolUntil = -Infinity;
+  private readonly slowReadMs: number;
+  private readonly coolMs: number;
+  readonly capacity: number;
+  /** Bytes of the records written and not forgotten. */
+  bytes = 0;
+  /** Reads by the way they went, and I/O errors (each forgets its record); for the metrics and the tests. */
+  readonly counts = { syncReads: 0, asyncReads: 0, slowReads: 0, errors: 0 };
+
+  constructor(options: DiskRingOptions) {
+    this.capacity = options.capacityBytes;
+    this.slowReadMs = options.slowReadMs ?? 1;
+    this.coolMs = options.coolMs ?? 250;
+    const path = join(options.dir, `.forecastd-runs-${process.pid}-${randomBytes(6).toString('hex')}`);
+    this.fd = openSync(path, 'wx+', 0o600);
+    unlinkSync(path);
+  }
+
+  /** Records readable now. */
+  get size(): number {
+    return this.map.size;
+  }
+
+  /**
+   * The record under key: its bytes at once when the read was fast, a promise when reads go through libuv's
+   * threads for now, undefined when there is none (or it could not be read: then it is forgotten).
+   */
+  get(key: string): RingRecord<M> | Promise<RingRecord<M> | undefined> | undefined {
+    const slot = this.map.get(key);
+    if (slot === undefined || this.fd === undefined) return undefined;
+    const now = performance.now();
+    if (now < this.coolUntil) return this.readLater(slot);
+    const bytes = Buffer.allocUnsafeSlow(slot.length);
+    try {
+      if (readSync(this.fd, bytes, 0, slot.length, slot.offset) !== slot.length) throw new Error('short read');
+    } catch {
+      this.failed(slot);
+      return undefined;
+    }
+    this.counts.syncReads++;
+    if (performance.now() - now > this.slowReadMs) {
+      this.counts.slowReads++;
+      this.coolUntil = performance.now() + this.coolMs;
+    }
+    return { bytes, meta: slot.meta };
+  }
+
+  private readLater(slot: Slot<M>): Promise<RingRecord<M> | undefined> {
+    const fd = this.fd!;
+    this.counts.asyncReads++;
+    this.io++;
+    return new Promise((resolve) => {
+      const bytes = Buffer.allocUnsafeSlow(slot.length);
+      read(fd, bytes, 0, slot.length, slot.offset, (err, n) => {
+        this.ioDone();
+        if (err !== null || n !== slot.length) {
+          if (!slot.gone) this.failed(slot);
+          resolve(undefined);
+        } else resolve(slot.gone ? undefined : { bytes, meta: slot.meta });
+      });
+    });
+  }
+
+  /** Keeps bytes under key (replacing what it held); readable once written. Bytes must not change meanwhile. */
+  put(key: string, bytes: Uint8Array, meta: M): void {
+    const length = bytes.length;
+    if (this.fd === undefined || length === 0 || length > this.capacity) return;
+    this.delete(key);
+    if (this.pointer + length > this.capacity) {
+      // The rest of the file up to its end is the oldest part of the ring: forgotten as the pointer wraps.
+      while (this.head < this.queue.length && this.queue[this.head]!.offset >= this.pointer) this.forgetHead();
+      this.pointer = 0;
+    }
+    const end = this.pointer + length;
+    while (this.head < this.queue.length) {
+      const oldest = this.queue[this.head]!;
+      if (oldest.offset < this.pointer || oldest.offset >= end) break;
+      this.forgetHead();
+    }
+    const slot: Slot<M> = { key, offset: this.pointer, length, meta, readable: false, gone: false };
+    this.pointer = end;
+    this.queue.push(slot);
+    this.pending.set(key, slot);
+    this.io++;
+    write(this.fd, bytes, 0, length, slot.offset, (err, n) => {
+      this.ioDone();
+      if (slot.gone) return;
+      this.pending.delete(key);
+      if (err !== null || n !== length) {
+        this.failed(slot);
+        return;
+      }
+      slot.readable = true;
+      this.bytes += length;
+      this.map.set(key, slot);
+    });
+  }
+
+  /** Forgets the record under key, if any (its bytes are stale). */
+  delete(key: string): void {
+    const slot = this.map.get(key) ?? this.pending.get(key);
+    if (slot !== undefined) this.forget(slot);
+  }
+
+  private forgetHead(): void {
+    this.forget(this.queue[this.head++]!);
+    // Compact now and then rather than shifting on every forget.
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  private forget(slot: Slot<M>): void {
+    if (slot.gone) return;
+    slot.gone = true;
+    if (this.map.get(slot.key) === slot) this.map.delete(slot.key);
+    if (this.pending.get(slot.key) === slot) this.pending.delete(slot.key);
+    if (slot.readable) this.bytes -= slot.length;
+    slot.readable = false;
+  }
+
+  private failed(slot: Slot<M>): void {
+    this.counts.errors++;
+    this.forget(slot);
+  }
+
+  private ioDone(): void {
+    if (--this.io === 0) for (const done of this.idle.splice(0)) done();
+  }
+
+  /** Resolves once no read or write is under way: every record put before is then readable or forgotten. */
+  settled(): Promise<void> {
+    return this.io === 0 ? Promise.resolve() : new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  /**
+   * Forgets everything and closes the file (its blocks are freed, as it was unlinked) once no read or write
+   * is under way: a descriptor closed under a pending write could be reused by another file meanwhile.
+   */
+  async close(): Promise<void> {
+    for (const slot of this.queue) this.forget(slot);
+    this.queue = [];
+    this.head = 0;
+    const fd = this.fd;
+    this.fd = undefined;
+    if (fd === undefined) return;
+    await this.settled();
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,178 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import fc from 'fast-check';
+import { DiskRing, type RingRecord } from '../../src/cache/diskRing.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'forecastd-ring-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A record of `length` bytes, each the key's number: an overwrite or a mix-up shows in any byte. */
+const bytesOf = (key: number, length: number): Uint8Array => Buffer.alloc(length, key & 0xff);
+
+const ring = (capacityBytes: number, o: { slowReadMs?: number; coolMs?: number } = {}): DiskRing<number> =>
+  new DiskRing<number>({ dir, capacityBytes, slowReadMs: Infinity, ...o });
+
+/** The record get() finds at once (a test of the synchronous path fails on a promise). */
+function now(r: DiskRing<number>, key: number): RingRecord<number> | undefined {
+  const got = r.get(String(key));
+  assert.ok(!(got instanceof Promise), `key ${key} was read at once`);
+  return got;
+}
+
+describe('DiskRing', () => {
+  it('leaves no file behind: the file is unlinked as soon as it is made', async () => {
+    const r = ring(1000);
+    r.put('1', bytesOf(1, 10), 1);
+    await r.settled();
+    assert.deepEqual(readdirSync(dir), []);
+    assert.deepEqual(now(r, 1)?.bytes, bytesOf(1, 10));
+    await r.close();
+  });
+
+  it('returns a record once written, with what was kept beside it, and nothing for a key never put', async () => {
+    const r = ring(1000);
+    r.put('7', bytesOf(7, 300), 70);
+    assert.equal(r.get('7'), undefined, 'not readable before its write completed');
+    await r.settled();
+    const got = now(r, 7)!;
+    assert.deepEqual(got.bytes, bytesOf(7, 300));
+    assert.equal(got.meta, 70);
+    assert.equal(r.get('8'), undefined);
+    assert.equal(r.bytes, 300);
+    assert.equal(r.counts.syncReads, 1);
+    await r.close();
+  });
+
+  it('forgets the oldest records as the pointer reaches them, and those at the end when it wraps', async () => {
+    const r = ring(100);
+    for (let k = 1; k <= 3; k++) r.put(String(k), bytesOf(k, 30), k); // [0,30) [30,60) [60,90)
+    await r.settled();
+    r.put('4', bytesOf(4, 30), 4); // does not fit in [90,100): wraps to [0,30), over record 1
+    await r.settled();
+    assert.equal(r.get('1'), undefined);
+    for (const k of [2, 3, 4]) assert.deepEqual(now(r, k)?.bytes, bytesOf(k, 30), `record ${k}`);
+    r.put('5', bytesOf(5, 45), 5); // [30,75): over records 2 and 3
+    await r.settled();
+    assert.equal(r.get('2'), undefined);
+    assert.equal(r.get('3'), undefined);
+    assert.deepEqual(now(r, 4)?.bytes, bytesOf(4, 30));
+    assert.deepEqual(now(r, 5)?.bytes, bytesOf(5, 45));
+    assert.equal(r.bytes, 75);
+    assert.equal(r.size, 2);
+    await r.close();
+  });
+
+  it('keeps no record larger than the ring, nor an empty one', async () => {
+    const r = ring(100);
+    r.put('1', bytesOf(1, 101), 1);
+    r.put('2', new Uint8Array(0), 2);
+    await r.settled();
+    assert.equal(r.size, 0);
+    await r.close();
+  });
+
+  it('answers the latest bytes put under a key, and nothing once the key is deleted, even before its write completed', async () => {
+    const r = ring(1000);
+    r.put('1', bytesOf(1, 10), 1);
+    await r.settled();
+    r.put('1', bytesOf(2, 20), 2);
+    await r.settled();
+    assert.deepEqual(now(r, 1)?.bytes, bytesOf(2, 20));
+    assert.equal(now(r, 1)?.meta, 2);
+    r.put('3', bytesOf(3, 10), 3);
+    r.delete('3');
+    await r.settled();
+    assert.equal(r.get('3'), undefined, 'a delete reaches a write still under way');
+    r.delete('1');
+    assert.equal(r.get('1'), undefined);
+    assert.equal(r.bytes, 0);
+    await r.close();
+  });
+
+  it("after a slow read, reads go through libuv's threads for a while, then at once again", async () => {
+    // Every read is "slow" (over -1 ms): the next reads, for the next 50 ms, are made on libuv's threads.
+    const r = ring(1000, { slowReadMs: -1, coolMs: 50 });
+    r.put('1', bytesOf(1, 10), 1);
+    await r.settled();
+    assert.deepEqual(now(r, 1)?.bytes, bytesOf(1, 10));
+    assert.equal(r.counts.slowReads, 1);
+    const later = r.get('1');
+    assert.ok(later instanceof Promise, 'cooling down: a promise');
+    assert.deepEqual((await later)?.bytes, bytesOf(1, 10));
+    assert.equal(r.counts.asyncReads, 1);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    assert.deepEqual(now(r, 1)?.bytes, bytesOf(1, 10), 'at once again after coolMs');
+    await r.close();
+  });
+
+  it('drops a threaded read whose record was overwritten before the read completed', async () => {
+    const r = ring(100, { slowReadMs: -1, coolMs: 60_000 });
+    r.put('1', bytesOf(1, 50), 1);
+    await r.settled();
+    now(r, 1);
+    const pending = r.get('1');
+    assert.ok(pending instanceof Promise);
+    // Two records of 50 bytes: the second wraps over record 1 while its read may still be under way.
+    r.put('2', bytesOf(2, 50), 2);
+    r.put('3', bytesOf(3, 50), 3);
+    assert.equal(await pending, undefined);
+    await r.settled();
+    assert.deepEqual((await r.get('3'))?.bytes, bytesOf(3, 50));
+    await r.close();
+  });
+
+  it('closes only once its writes have completed, and is inert after', async () => {
+    const r = ring(1 << 20);
+    for (let k = 0; k < 20; k++) r.put(String(k), bytesOf(k, 4096), k);
+    await r.close();
+    assert.equal(r.get('1'), undefined);
+    r.put('1', bytesOf(1, 10), 1);
+    await r.settled();
+    assert.equal(r.get('1'), undefined);
+    assert.equal(r.size, 0);
+  });
+
+  it('never answers bytes other than the latest put under a key, over random puts, deletes and reads', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.oneof(
+            fc.record({ op: fc.constant('put' as const), key: fc.integer({ min: 0, max: 9 }), length: fc.integer({ min: 1, max: 70 }) }),
+            fc.record({ op: fc.constant('delete' as const), key: fc.integer({ min: 0, max: 9 }) }),
+            fc.record({ op: fc.constant('settle' as const) }),
+          ),
+          { maxLength: 60 },
+        ),
+        async (ops) => {
+          const r = ring(200);
+          // What each key last had put, and a count that makes each put's bytes differ from the last.
+          const latest = new Map<number, Uint8Array>();
+          let n = 0;
+          try {
+            for (const o of ops) {
+              if (o.op === 'put') {
+                const bytes = bytesOf(++n, o.length);
+                r.put(String(o.key), bytes, n);
+                latest.set(o.key, bytes);
+              } else if (o.op === 'delete') {
+                r.delete(String(o.key));
+                latest.delete(o.key);
+              } else await r.settled();
+              for (let k = 0; k <= 9; k++) {
+                const got = now(r, k);
+                if (got !== undefined) assert.deepEqual(got.bytes, latest.get(k), `key ${k}`);
+              }
+              assert.ok(r.bytes <= r.capacity);
+            }
+          } finally {
+            await r.close();
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
