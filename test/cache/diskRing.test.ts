@@ -92,6 +92,19 @@ describe('DiskRing', () => {
     await r.close();
   });
 
+  it('keeps every record read at once intact until the turn ends, more of them than its reading buffer holds', async () => {
+    const r = ring(4 << 20);
+    // 120 records of 20,000 bytes: 2.4 MB read in one turn, over twice the 1 MB the reads of a turn share.
+    for (let k = 0; k < 120; k++) r.put(String(k), bytesOf(k, 20_000), k);
+    await r.settled();
+    for (let round = 0; round < 2; round++) {
+      const held = Array.from({ length: 120 }, (_, k) => now(r, k)!);
+      held.forEach((got, k) => assert.deepEqual(got.bytes, bytesOf(k, 20_000), `record ${k}, round ${round}`));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await r.close();
+  });
+
   it("after a slow read, reads go through libuv's threads for a while, then at once again", async () => {
     // Every read is "slow" (over -1 ms): the next reads, for the next 50 ms, are made on libuv's threads.
     const r = ring(1000, { slowReadMs: -1, coolMs: 50 });
