@@ -6,6 +6,7 @@
  * affects all alike. BENCH_SMALL_SITES, BENCH_LARGE_SITES, BENCH_RUNS, BENCH_SECONDS, BENCH_ROUNDS.
  */
 import { BENCH_DIR, benchIssues, benchSites, benchStore } from './lib/benchStore.js';
+import { copyReads, copyReadsText } from './lib/runCopies.js';
 import { CLIENT_CORE, startCeiling, startServe } from './lib/httpRun.js';
 import { ensureWrk, peakRssMb, type Server } from './lib/proc.js';
 import { hotPaths, mixedLua } from './lib/requests.js';
@@ -35,9 +36,14 @@ try {
   ceiling = await startCeiling('scale-page.json', Buffer.from(await (await fetch(small.base + (load.get(SMALL)!.hot as string[])[0])).arrayBuffer()));
   const runCeiling = (seconds: number, seed?: number): Promise<WrkResult> =>
     wrk(ceiling!.base, 'ceiling', ['/'], { core: CLIENT_CORE, serverPid: ceiling!.child.pid!, seconds, seed });
-  const run = (sites: number, scenario: (typeof SCENARIOS)[number], seconds: number, seed?: number): Promise<WrkResult> => {
+  /** The round's result, and how its server read runs' copies on disk meanwhile (printed with the round). */
+  const copies = new Map<WrkResult, string>();
+  const run = async (sites: number, scenario: (typeof SCENARIOS)[number], seconds: number, seed?: number): Promise<WrkResult> => {
     const server = servers.get(sites)!;
-    return wrk(server.base, `${sites}-${scenario}`, load.get(sites)![scenario], { core: CLIENT_CORE, serverPid: server.child.pid!, seconds, seed });
+    const before = await copyReads(server.base);
+    const r = await wrk(server.base, `${sites}-${scenario}`, load.get(sites)![scenario], { core: CLIENT_CORE, serverPid: server.child.pid!, seconds, seed });
+    copies.set(r, copyReadsText(before, await copyReads(server.base)));
+    return r;
   };
   process.stderr.write(`stores under ${BENCH_DIR}; warming up\n`);
   await runCeiling(3);
@@ -49,7 +55,7 @@ try {
     process.stderr.write(
       `round ${round} ${key.padEnd(12)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50ms.toFixed(2)} p90 ${r.p90ms.toFixed(2)} ` +
         `p99 ${r.p99ms.toFixed(2)} p99.9 ${r.p999ms.toFixed(2)} max ${r.maxMs.toFixed(1)} ms  ` +
-        `${r.cpuUs.toFixed(1)} µs CPU/req  disk ${r.diskReadMb.toFixed(1)} MB  non-2xx ${r.non2xx + r.errors}\n`,
+        `${r.cpuUs.toFixed(1)} µs CPU/req  disk ${r.diskReadMb.toFixed(1)} MB  non-2xx ${r.non2xx + r.errors}${copies.get(r) ?? ''}\n`,
     );
   };
   for (let round = 1; round <= ROUNDS; round++) {

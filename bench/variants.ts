@@ -14,6 +14,7 @@
  */
 import { benchIssues, benchSites, benchStore } from './lib/benchStore.js';
 import { CLIENT_CORE, startServe } from './lib/httpRun.js';
+import { copyReads, copyReadsText } from './lib/runCopies.js';
 import { ensureWrk, type Server } from './lib/proc.js';
 import { hotPaths, mixedLua } from './lib/requests.js';
 import { median, wrk, type Requests, type WrkResult } from './lib/wrk.js';
@@ -53,17 +54,6 @@ function variants(): Variant[] {
   });
 }
 
-/** How the server has read its runs' copies on local disk so far (forecastd_run_disk_*; zeros without them). */
-async function runDiskReads(base: string): Promise<{ atOnce: number; threaded: number; slow: number }> {
-  const text = await (await fetch(`${base}/metrics`)).text();
-  const value = (pattern: RegExp): number => Number(pattern.exec(text)?.[1] ?? 0);
-  return {
-    atOnce: value(/^forecastd_run_disk_reads_total\{way="at_once"\} (\d+)/m),
-    threaded: value(/^forecastd_run_disk_reads_total\{way="threaded"\} (\d+)/m),
-    slow: value(/^forecastd_run_disk_slow_reads_total (\d+)/m),
-  };
-}
-
 interface Running {
   readonly variant: Variant;
   readonly server: Server;
@@ -88,11 +78,10 @@ try {
   for (const r of running) await measure(r, (r.variant.loadSites ?? r.variant.sites) > 1000 ? 20 : 5);
   for (let round = 1; round <= ROUNDS; round++) {
     for (const r of round % 2 === 1 ? running : [...running].reverse()) {
-      const before = await runDiskReads(r.server.base);
+      const before = await copyReads(r.server.base);
       const w = await measure(r, SECONDS, round);
-      const after = await runDiskReads(r.server.base);
+      const copies = copyReadsText(before, await copyReads(r.server.base));
       r.results.push(w);
-      const copies = after.atOnce + after.threaded > 0 ? `  copies: ${after.atOnce - before.atOnce} at once, ${after.threaded - before.threaded} threaded, ${after.slow - before.slow} slow` : '';
       process.stderr.write(
         `round ${round} ${r.variant.name.padEnd(24)} ${w.cpuUs.toFixed(1).padStart(7)} µs CPU/req (loop ${w.loopCpuUs.toFixed(1)})  ` +
           `disk ${w.diskReadMb.toFixed(1)} MB  p50 ${w.p50ms.toFixed(2)} p99 ${w.p99ms.toFixed(2)} ms  non-2xx ${w.non2xx + w.errors}${copies}\n`,
