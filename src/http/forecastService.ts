@@ -133,6 +133,8 @@ export class ForecastService {
   private readonly latestCacheControl: string;
   /** Forecast requests answered by a remembered answer (hits) and planned (misses); read by the metrics. */
   readonly replays = { hits: 0, misses: 0 };
+  /** Why the copies of runs on local disk could not be made (the server runs without them), if so. */
+  runDiskProblem: string | undefined;
 
   constructor(private readonly ctx: AppContext) {
     const settings = ctx.cache ?? DEFAULT_CACHE;
@@ -143,9 +145,6 @@ export class ForecastService {
     this.memo = new SizedLru<string, Prepared>(memo, memoEntryBytes, { secondChance: usedSincePassed });
     this.latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
   }
-
-  /** Why the copies of runs on local disk could not be made (the server runs without them), if so. */
-  runDiskProblem: string | undefined;
 
   private runDisk(settings: CacheSettings): DiskRing<RunMeta> | undefined {
     const mb = settings.runDiskMb ?? 0;
