@@ -27,7 +27,7 @@
  * its record was still in the ring when the read completed: a record is
  * forgotten before any write to its bytes begins.
  */
-import { closeSync, openSync, read, readSync, unlinkSync, write } from 'node:fs';
+import { closeSync, openSync, read, readSync, unlinkSync, write, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -119,19 +119,33 @@ export class DiskRing<M> {
   get(key: string): RingRecord<M> | Promise<RingRecord<M> | undefined> | undefined {
     const slot = this.map.get(key);
     if (slot === undefined || this.fd === undefined) return undefined;
-    const now = performance.now();
-    if (now < this.coolUntil) return this.readLater(slot);
-    const bytes = this.scratch(slot.length);
+    if (performance.now() < this.coolUntil) return this.readLater(slot);
+    return this.readAtOnce(slot, this.scratch(slot.length));
+  }
+
+  /**
+   * The record under key read at once into the buffer `into` gives for its length (the caller's), or undefined:
+   * none, it could not be read, or reads go through libuv's threads for now (the caller then does without).
+   */
+  readNow(key: string, into: (length: number) => Uint8Array): RingRecord<M> | undefined {
+    const slot = this.map.get(key);
+    if (slot === undefined || this.fd === undefined || performance.now() < this.coolUntil) return undefined;
+    return this.readAtOnce(slot, into(slot.length));
+  }
+
+  private readAtOnce(slot: Slot<M>, bytes: Uint8Array): RingRecord<M> | undefined {
+    const started = performance.now();
     try {
-      if (readSync(this.fd, bytes, 0, slot.length, slot.offset) !== slot.length) throw new Error('short read');
+      if (readSync(this.fd!, bytes, 0, slot.length, slot.offset) !== slot.length) throw new Error('short read');
     } catch {
       this.failed(slot);
       return undefined;
     }
     this.counts.syncReads++;
-    if (performance.now() - now > this.slowReadMs) {
+    const done = performance.now();
+    if (done - started > this.slowReadMs) {
       this.counts.slowReads++;
-      this.coolUntil = performance.now() + this.coolMs;
+      this.coolUntil = done + this.coolMs;
     }
     return { bytes, meta: slot.meta };
   }
@@ -166,8 +180,48 @@ export class DiskRing<M> {
 
   /** Keeps bytes under key (replacing what it held); readable once written. Bytes must not change meanwhile. */
   put(key: string, bytes: Uint8Array, meta: M): void {
-    const length = bytes.length;
-    if (this.fd === undefined || length === 0 || length > this.capacity) return;
+    const slot = this.place(key, bytes.length, meta);
+    if (slot === undefined) return;
+    const length = slot.length;
+    this.pending.set(key, slot);
+    this.io++;
+    write(this.fd!, bytes, 0, length, slot.offset, (err, n) => {
+      this.ioDone();
+      if (slot.gone) return;
+      this.pending.delete(key);
+      if (err !== null || n !== length) {
+        this.failed(slot);
+        return;
+      }
+      this.readable(slot);
+    });
+  }
+
+  /**
+   * Keeps bytes under key, written before this returns and readable at once: for bytes that will not outlive
+   * the call (a body whose memory is handed back as it leaves the memory cache).
+   */
+  putNow(key: string, bytes: Uint8Array, meta: M): void {
+    const slot = this.place(key, bytes.length, meta);
+    if (slot === undefined) return;
+    try {
+      if (writeSync(this.fd!, bytes, 0, slot.length, slot.offset) !== slot.length) throw new Error('short write');
+    } catch {
+      this.failed(slot);
+      return;
+    }
+    this.readable(slot);
+  }
+
+  private readable(slot: Slot<M>): void {
+    slot.readable = true;
+    this.bytes += slot.length;
+    this.map.set(slot.key, slot);
+  }
+
+  /** A slot of length bytes at the pointer, the records in its way forgotten; undefined if none is to be kept. */
+  private place(key: string, length: number, meta: M): Slot<M> | undefined {
+    if (this.fd === undefined || length === 0 || length > this.capacity) return undefined;
     this.delete(key);
     if (this.pointer + length > this.capacity) {
       // The rest of the file up to its end is the oldest part of the ring: forgotten as the pointer wraps.
@@ -183,20 +237,7 @@ export class DiskRing<M> {
     const slot: Slot<M> = { key, offset: this.pointer, length, meta, readable: false, gone: false };
     this.pointer = end;
     this.queue.push(slot);
-    this.pending.set(key, slot);
-    this.io++;
-    write(this.fd, bytes, 0, length, slot.offset, (err, n) => {
-      this.ioDone();
-      if (slot.gone) return;
-      this.pending.delete(key);
-      if (err !== null || n !== length) {
-        this.failed(slot);
-        return;
-      }
-      slot.readable = true;
-      this.bytes += length;
-      this.map.set(key, slot);
-    });
+    return slot;
   }
 
   /** Forgets the record under key, if any (its bytes are stale). */

@@ -16,9 +16,9 @@ interface Node<K, V> {
 }
 
 /** What a cache's owner may learn of and decide about its values. */
-export interface LruHooks<V> {
+export interface LruHooks<K, V> {
   /** The value left the cache (evicted, deleted or replaced), so that holders of it can tell. */
-  dropped?(value: V): void;
+  dropped?(value: V, key: K): void;
   /**
    * Asked of the least recent value before it is evicted: true keeps it once
    * more as the most recent. For values read without get() (a holder that keeps
@@ -49,14 +49,14 @@ export class SizedLru<K, V> {
   /** Takes an evicted entry out of the cache (made once: eviction runs on every insertion). */
   private readonly leave = (node: Node<K, V>): void => {
     this.map.delete(node.key);
-    this.hooks.dropped?.(node.value);
+    this.hooks.dropped?.(node.value, node.key);
   };
 
   constructor(
     limit: number,
     /** An entry's cost in bytes: its value's, and its key's where the key is large enough to count. */
     private readonly sizeOf: (value: V, key: K) => number,
-    private readonly hooks: LruHooks<V> = {},
+    private readonly hooks: LruHooks<K, V> = {},
   ) {
     this.list = newSegment(limit);
   }
@@ -153,7 +153,7 @@ export class SegmentedLru<K, V> {
   /** Takes an entry out of the cache. */
   private readonly drop = (node: Node<K, V>): void => {
     this.map.delete(node.key);
-    this.hooks.dropped?.(node.value);
+    this.hooks.dropped?.(node.value, node.key);
   };
   /** Moves the least recent entry of a full protected segment back to probation, or out when it cannot hold it. */
   private readonly demote = (node: Node<K, V>): void => {
@@ -169,7 +169,7 @@ export class SegmentedLru<K, V> {
   constructor(
     readonly capacity: number,
     private readonly sizeOf: (value: V, key: K) => number,
-    private readonly hooks: LruHooks<V> = {},
+    private readonly hooks: LruHooks<K, V> = {},
     probationShare = 0.2,
   ) {
     this.probation = newSegment(capacity);
@@ -279,7 +279,7 @@ function remeasure<K, V>(
   segment: Segment<K, V>,
   node: Node<K, V>,
   size: number,
-  hooks: LruHooks<V>,
+  hooks: LruHooks<K, V>,
   leave: (node: Node<K, V>) => void,
   evicted: (node: Node<K, V>) => void,
 ): void {
@@ -303,7 +303,7 @@ function touch<K, V>(segment: Segment<K, V>, node: Node<K, V>): void {
  * that one the hooks give a second chance goes round once more as the most recent (the chance clears the
  * mark it was given for, so this ends).
  */
-function evictOver<K, V>(segment: Segment<K, V>, hooks: LruHooks<V>, leave: (node: Node<K, V>) => void): void {
+function evictOver<K, V>(segment: Segment<K, V>, hooks: LruHooks<K, V>, leave: (node: Node<K, V>) => void): void {
   while (segment.bytes > segment.capacity && segment.oldest !== undefined) {
     const node = segment.oldest;
     const again = node !== segment.newest && hooks.secondChance?.(node.value) === true;

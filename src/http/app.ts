@@ -73,8 +73,6 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
     requestTimeoutMs: ctx.limits?.requestTimeoutMs ?? defaultOf(SETTINGS['request-timeout'])!,
     keepAliveTimeoutMs: ctx.limits?.keepAliveTimeoutMs ?? defaultOf(SETTINGS['keep-alive-timeout'])!,
   };
-  // Logged once the app (and its logger) exists.
-  const runDiskProblem = forecasts.runDiskProblem;
   const keyring = new Keyring(ctx.store, { onError: (err) => app.log.warn({ err }, 'reading API keys failed') });
   await keyring.start();
   const limiter = ctx.limiter ?? localLimiter();
@@ -97,7 +95,7 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
     if (admitted === true) go();
     else if (admitted !== false) admitted.then((ok) => ok && go(), (err: unknown) => doorFailed(err, res));
   };
-  metrics.watch({ memo: forecasts.replays, bodyCache: forecasts.bodies.lookups, runCache: forecasts.reads.runLookups, cacheMemory: () => forecasts.memory(), runDisk: () => forecasts.reads.diskStats(), door, limiter });
+  metrics.watch({ memo: forecasts.replays, bodyCache: forecasts.bodies.lookups, runCache: forecasts.reads.runLookups, cacheMemory: () => forecasts.memory(), runDisk: () => forecasts.reads.diskStats(), bodyDisk: () => forecasts.bodies.diskStats(), door, limiter });
   // The event log followed by this process, and its event streams (src/events/).
   const eventOptions = ctx.events ?? {};
   const hub = new EventHub({
@@ -205,7 +203,7 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
     },
   });
   app.decorate('routePaths', paths);
-  if (runDiskProblem !== undefined) app.log.warn(runDiskProblem);
+  for (const problem of forecasts.diskProblems) app.log.warn(problem);
   if (wireCounts !== undefined) metrics.watch({ wire: wireCounts });
   app.decorate('wireCounts', { getter: () => wireCounts });
   if (ctx.access?.accessLog === true) answers.accessLog = app.log.child({}, { level: 'info' });
@@ -239,6 +237,7 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
     await keyring.close();
     if (ctx.limiter === undefined) await limiter.close();
     await forecasts.reads.close();
+    await forecasts.bodies.close();
   });
 
   // Callback-style hooks: they run on every request, and async ones cost a promise each.

@@ -18,16 +18,18 @@ export class BufferPool {
 
   /** A buffer holding a copy of src, and how to give it back. */
   copyOf(src: Uint8Array): Lease {
-    const len = src.length;
+    const lease = this.lease(src.length);
+    lease.bytes.set(src);
+    return lease;
+  }
+
+  /** A buffer of len bytes, not cleared (the caller fills it), and how to give it back. */
+  lease(len: number): Lease {
     let cls = MIN_CLASS;
     while (1 << cls < len) cls++;
-    if (cls > MAX_CLASS) {
-      const bytes = Buffer.from(src);
-      return { bytes, release: () => undefined };
-    }
+    if (cls > MAX_CLASS) return { bytes: Buffer.allocUnsafe(len), release: () => undefined };
     const list = this.free[cls]!;
     const whole = list.pop() ?? Buffer.allocUnsafeSlow(1 << cls);
-    whole.set(src);
     let released = false;
     return {
       bytes: whole.subarray(0, len),

@@ -13,8 +13,10 @@ export interface CacheSettings {
   readonly latestMaxAgeS: number;
   /** Local disk for copies of runs read from the store, MB (0: none; absent: none, as in tests of other things). */
   readonly runDiskMb?: number;
-  /** Where that file is made: a folder on a disk. */
-  readonly runDiskDir?: string;
+  /** Local disk for copies of rendered bodies that left the memory cache, MB (0 or absent: none). */
+  readonly bodyDiskMb?: number;
+  /** Where those files are made: a folder on a disk. */
+  readonly diskDir?: string;
 }
 
 /**
@@ -22,6 +24,12 @@ export interface CacheSettings {
  * 10,000 sites × 2 runs (about 14 KB each, 273 MB) and the latest run of some 70,000 sites.
  */
 export const DEFAULT_RUN_DISK_MB = 1024;
+
+/**
+ * The local disk a serving process gives copies of rendered bodies by default, MB (`--body-disk-mb`): about
+ * 7,000 whole-run CSV files of 15 fields (about 140 KB each) or 50,000 default pages.
+ */
+export const DEFAULT_BODY_DISK_MB = 1024;
 
 /**
  * The memory a serving process gives its caches by default, MB (`--cache-mb`). Sized so that the hot set of

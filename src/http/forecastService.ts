@@ -133,26 +133,25 @@ export class ForecastService {
   private readonly latestCacheControl: string;
   /** Forecast requests answered by a remembered answer (hits) and planned (misses); read by the metrics. */
   readonly replays = { hits: 0, misses: 0 };
-  /** Why the copies of runs on local disk could not be made (the server runs without them), if so. */
-  runDiskProblem: string | undefined;
+  /** Why copies on local disk could not be made (the server runs without them), if so. */
+  readonly diskProblems: string[] = [];
 
   constructor(private readonly ctx: AppContext) {
     const settings = ctx.cache ?? DEFAULT_CACHE;
-    this.reads = new ReadModel(ctx.store, settings.seriesMb * MB, this.runDisk(settings));
+    this.reads = new ReadModel(ctx.store, settings.seriesMb * MB, this.diskRing<RunMeta>(settings, settings.runDiskMb, 'runs', 'run-disk-mb'));
     // The memo's bytes are part of the body cache's share of --cache-mb.
     const memo = memoBytes(settings.bodyMb);
-    this.bodies = new BodyCache(settings.bodyMb * MB - memo);
+    this.bodies = new BodyCache(settings.bodyMb * MB - memo, this.diskRing<undefined>(settings, settings.bodyDiskMb, 'rendered answers', 'body-disk-mb'));
     this.memo = new SizedLru<string, Prepared>(memo, memoEntryBytes, { secondChance: usedSincePassed });
     this.latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
   }
 
-  private runDisk(settings: CacheSettings): DiskRing<RunMeta> | undefined {
-    const mb = settings.runDiskMb ?? 0;
-    if (mb === 0 || settings.runDiskDir === undefined) return undefined;
+  private diskRing<M>(settings: CacheSettings, mb: number | undefined, what: string, setting: string): DiskRing<M> | undefined {
+    if (mb === undefined || mb === 0 || settings.diskDir === undefined) return undefined;
     try {
-      return new DiskRing<RunMeta>({ dir: settings.runDiskDir, capacityBytes: mb * MB });
+      return new DiskRing<M>({ dir: settings.diskDir, capacityBytes: mb * MB });
     } catch (err) {
-      this.runDiskProblem = `cannot keep copies of runs in ${settings.runDiskDir} (--run-disk-mb): ${(err as Error).message}`;
+      this.diskProblems.push(`cannot keep copies of ${what} in ${settings.diskDir} (--${setting}): ${(err as Error).message}`);
       return undefined;
     }
   }

@@ -62,6 +62,8 @@ export interface MetricSources {
   readonly events?: EventCounts;
   /** Copies of runs on local disk (cache/diskRing.ts, --run-disk-mb); undefined when there are none. */
   readonly runDisk?: () => RunDiskStats | undefined;
+  /** Copies on local disk of bodies that left the memory cache (http/bodyCache.ts, --body-disk-mb). */
+  readonly bodyDisk?: () => { readonly reads: number; readonly errors: number; readonly bytes: number; readonly capacity: number } | undefined;
   /** What the wire front took and handed to Node's server (http/wireFront.ts). */
   readonly wire?: { readonly taken: number; readonly handedOff: number };
 }
@@ -177,6 +179,16 @@ export class Metrics {
     gauge('forecastd_run_disk_bytes', 'Bytes of run copies on local disk, against forecastd_run_disk_capacity_bytes.', [], (set) => set({}, this.sources.runDisk?.()?.bytes ?? 0));
     gauge('forecastd_run_disk_capacity_bytes', 'The most the run copies on local disk may take (--run-disk-mb; 0: none).', [], (set) =>
       set({}, this.sources.runDisk?.()?.capacity ?? 0),
+    );
+    counter('forecastd_body_disk_reads_total', 'Rendered answers read back from their copies on local disk (--body-disk-mb) instead of rendered again.', [], (set) =>
+      set({}, this.sources.bodyDisk?.()?.reads ?? 0),
+    );
+    counter('forecastd_body_disk_errors_total', 'Reads and writes of rendered answers\u2019 copies that failed (the copy is forgotten; the answer is rendered).', [], (set) =>
+      set({}, this.sources.bodyDisk?.()?.errors ?? 0),
+    );
+    gauge('forecastd_body_disk_bytes', 'Bytes of rendered answers\u2019 copies on local disk, against forecastd_body_disk_capacity_bytes.', [], (set) => set({}, this.sources.bodyDisk?.()?.bytes ?? 0));
+    gauge('forecastd_body_disk_capacity_bytes', 'The most the rendered answers\u2019 copies on local disk may take (--body-disk-mb; 0: none).', [], (set) =>
+      set({}, this.sources.bodyDisk?.()?.capacity ?? 0),
     );
     counter('forecastd_wire_requests_total', 'Requests read and answered by the wire front (plain forecast GETs), without Node’s HTTP objects.', [], (set) =>
       set({}, this.sources.wire?.taken ?? 0),

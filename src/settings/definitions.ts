@@ -6,7 +6,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { DEFAULT_MATCH_RADIUS_KM, DEFAULT_RANGE } from '../domain/limits.js';
-import { DEFAULT_CACHE, DEFAULT_CACHE_MB, DEFAULT_RUN_DISK_MB } from '../http/context.js';
+import { DEFAULT_BODY_DISK_MB, DEFAULT_CACHE, DEFAULT_CACHE_MB, DEFAULT_RUN_DISK_MB } from '../http/context.js';
 import { DEFAULT_DB } from '../store/openStore.js';
 import { PG_DEFAULTS } from '../store/store.js';
 import { choice, duration, farmIds, integer, number, onOff, origins, rangeBox, redisUrl, storeUrl, text, type Kind } from './kinds.js';
@@ -115,6 +115,14 @@ const TABLE = {
     commands: ['serve'],
     arg: 'MB',
     help: "local disk for copies of runs read from the store, read before asking the store again; in the SQLite store's folder, or the system's temporary folder for PostgreSQL (0: none)",
+  }),
+  'body-disk-mb': withDefault({
+    kind: integer(0, 1 << 24),
+    default: DEFAULT_BODY_DISK_MB,
+    unit: 'MB',
+    commands: ['serve'],
+    arg: 'MB',
+    help: 'local disk for copies of rendered answers that left the memory cache (whole-run CSV files, pages), read back instead of rendering again; in the same folder as --run-disk-mb (0: none)',
   }),
   'latest-max-age': withDefault({
     kind: integer(0, 31_536_000),

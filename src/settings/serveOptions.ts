@@ -86,7 +86,7 @@ export interface ServeOptions {
 }
 
 /** Where copies of runs go: beside an SQLite store (a disk the operator chose for data), else the system's temporary folder. */
-function runDiskDir(db: string): string {
+function diskDir(db: string): string {
   const loc = parseStoreUrl(db);
   return loc.kind === 'sqlite' ? dirname(loc.path) : tmpdir();
 }
@@ -120,7 +120,8 @@ export function serveOptions(s: Resolved): ServeOptions {
       ...cacheSplit(s.value('cache-mb')),
       latestMaxAgeS: s.value('latest-max-age'),
       runDiskMb: s.value('run-disk-mb'),
-      runDiskDir: runDiskDir(db),
+      bodyDiskMb: s.value('body-disk-mb'),
+      diskDir: diskDir(db),
     },
     store: {
       readUrl: readDb,

@@ -189,3 +189,28 @@ describe('DiskRing', () => {
     );
   });
 });
+
+describe('DiskRing, synchronous use', () => {
+  it('putNow: readable as soon as it returns; readNow: read into the buffer the caller gives', async () => {
+    const r = ring(1000);
+    r.putNow('1', bytesOf(1, 300), 1);
+    const target = Buffer.alloc(400);
+    const got = r.readNow('1', (length) => target.subarray(0, length));
+    assert.ok(got);
+    assert.equal(got.bytes.buffer, target.buffer, 'the caller’s memory');
+    assert.deepEqual(got.bytes, bytesOf(1, 300));
+    assert.equal(r.readNow('2', () => assert.fail('no buffer is asked for a key never put')), undefined);
+    r.putNow('2', bytesOf(2, 800), 2); // wraps over record 1
+    assert.equal(r.readNow('1', () => Buffer.alloc(300)), undefined);
+    await r.close();
+  });
+
+  it('readNow answers nothing while reads go through libuv’s threads', async () => {
+    const r = ring(1000, { slowReadMs: -1, coolMs: 60_000 });
+    r.putNow('1', bytesOf(1, 10), 1);
+    assert.ok(r.readNow('1', (length) => Buffer.alloc(length)), 'the first read, at once, is "slow"');
+    assert.equal(r.readNow('1', (length) => Buffer.alloc(length)), undefined);
+    assert.ok((await r.get('1')) !== undefined, 'get() still reads it, on the threads');
+    await r.close();
+  });
+});

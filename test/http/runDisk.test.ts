@@ -1,8 +1,9 @@
 /**
- * Copies of runs on local disk (--run-disk-mb) behind a real HTTP port: a
- * run no longer in memory is answered from its copy, byte for byte as from the
- * store; a folder where no copy can be made leaves the server answering from
- * the store, with the reason logged.
+ * Copies on local disk behind a real HTTP port: a run no longer in memory
+ * (--run-disk-mb) and a rendered answer that left the memory cache
+ * (--body-disk-mb) are answered from their copies, byte for byte as without
+ * them; a folder where no copy can be made leaves the server answering as
+ * before, with the reason logged.
  */
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
@@ -43,7 +44,7 @@ async function answers(base: string): Promise<string[]> {
 test('a run no longer in memory is answered from its copy on disk, the same bytes as from the store', async () => {
   const plain = await listen(store, { cache: NOTHING_IN_MEMORY });
   const metrics = new Metrics();
-  const withDisk = await listen(store, { cache: { ...NOTHING_IN_MEMORY, runDiskMb: 1, runDiskDir: dir } }, { metrics });
+  const withDisk = await listen(store, { cache: { ...NOTHING_IN_MEMORY, runDiskMb: 1, diskDir: dir } }, { metrics });
   try {
     const expected = await answers(plain.base);
     // Each run's first page reads it from the store and copies it to disk; wait for the copies to be written.
@@ -70,7 +71,7 @@ test('a folder where no copy can be made: the reason is logged and the store ans
   const lines: string[] = [];
   const stream = new Writable({ write: (chunk: Buffer, _enc, done) => (lines.push(chunk.toString()), done()) });
   const metrics = new Metrics();
-  const served = await listen(store, { cache: { ...NOTHING_IN_MEMORY, runDiskMb: 1, runDiskDir: '/proc' } }, { metrics, logger: { level: 'warn', stream } });
+  const served = await listen(store, { cache: { ...NOTHING_IN_MEMORY, runDiskMb: 1, diskDir: '/proc' } }, { metrics, logger: { level: 'warn', stream } });
   try {
     assert.equal((await answers(served.base)).length, PATHS.length);
     const f = parsePromText(await metrics.registry.metrics());
@@ -80,5 +81,30 @@ test('a folder where no copy can be made: the reason is logged and the store ans
     assert.match(warning.msg, /^cannot keep copies of runs in \/proc \(--run-disk-mb\): /);
   } finally {
     await served.app.close();
+  }
+});
+
+test('a rendered answer that left the memory cache is read back from its copy on disk, the same bytes', async () => {
+  // Room for about 250 pages of one record: the first of 300 pages, each asked twice (kept on the second
+  // sighting), have left memory by the end, and their bodies were written to disk as they left.
+  const cache = { seriesMb: 8, bodyMb: 0.25, latestMaxAgeS: 60 };
+  const pages = Array.from({ length: 300 }, (_, i) => `/api/v1/forecast?farm_id=WF_A&issue=${ISSUES[0]}&size=1&page=${i + 1}`);
+  const plain = await listen(store, { cache });
+  const metrics = new Metrics();
+  const withDisk = await listen(store, { cache: { ...cache, bodyDiskMb: 1, diskDir: dir } }, { metrics });
+  try {
+    const expected = await Promise.all(pages.slice(0, 10).map((p) => fetch(plain.base + p).then((r) => r.text())));
+    for (const p of pages) for (let k = 0; k < 2; k++) assert.equal((await fetch(withDisk.base + p)).status, 200, p);
+    const before = parsePromText(await metrics.registry.metrics());
+    assert.ok(valueOf(before, 'forecastd_body_disk_bytes') > 0, 'bodies were written as they left memory');
+    const again = [];
+    for (const p of pages.slice(0, 10)) again.push(await (await fetch(withDisk.base + p)).text());
+    assert.deepEqual(again, expected);
+    const f = parsePromText(await metrics.registry.metrics());
+    assert.equal(valueOf(f, 'forecastd_body_disk_reads_total'), 10, 'each of the first pages came back from disk');
+    assert.equal(valueOf(f, 'forecastd_body_disk_capacity_bytes'), 2 ** 20);
+  } finally {
+    await plain.app.close();
+    await withDisk.app.close();
   }
 });

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, test } from 'node:test';
-import { DEFAULT_RUN_DISK_MB } from '../../src/http/context.js';
+import { DEFAULT_BODY_DISK_MB, DEFAULT_RUN_DISK_MB } from '../../src/http/context.js';
 import { openStore } from '../../src/store/openStore.js';
 import { childPids, serve, type Served } from '../helpers/cli.js';
 import { eventually, runCsv, seed, tempDir, testDbUrl } from '../helpers/fixtures.js';
@@ -78,6 +78,7 @@ test('counters of both workers add up exactly in one scrape, and survive a worke
   assert.equal(caches.reduce((sum, cache) => sum + valueOf(f, 'forecastd_cache_capacity_bytes', { cache }), 0), 2 * 300 * 2 ** 20);
   // And each its own file of run copies on local disk, of the default --run-disk-mb.
   assert.equal(valueOf(f, 'forecastd_run_disk_capacity_bytes'), 2 * DEFAULT_RUN_DISK_MB * 2 ** 20);
+  assert.equal(valueOf(f, 'forecastd_body_disk_capacity_bytes'), 2 * DEFAULT_BODY_DISK_MB * 2 ** 20);
   for (const cache of caches) {
     const bytes = valueOf(f, 'forecastd_cache_bytes', { cache });
     assert.ok(bytes > 0 && bytes <= valueOf(f, 'forecastd_cache_capacity_bytes', { cache }), `${cache}: ${bytes} bytes`);

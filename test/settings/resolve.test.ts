@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { describe, it } from 'node:test';
 import { DEFAULT_RANGE } from '../../src/domain/limits.js';
-import { DEFAULT_CACHE, DEFAULT_RUN_DISK_MB } from '../../src/http/context.js';
+import { DEFAULT_BODY_DISK_MB, DEFAULT_CACHE, DEFAULT_RUN_DISK_MB } from '../../src/http/context.js';
 import { DEFAULT_DB } from '../../src/store/openStore.js';
 import { ALL_SETTINGS, COMMAND_NAMES, SETTINGS, defaultOf, settingsOf } from '../../src/settings/definitions.js';
 import { SettingError, UsageError } from '../../src/settings/errors.js';
@@ -271,14 +271,14 @@ describe('serveOptions', () => {
     assert.deepEqual(split([]), { bodyMb: 250, seriesMb: 50, latestMaxAgeS: 60 });
   });
 
-  it("gives copies of runs --run-disk-mb of disk, beside an SQLite store or in the system's temporary folder", () => {
+  it("gives copies of runs --run-disk-mb and of rendered answers --body-disk-mb of disk, beside an SQLite store or in the system's temporary folder", () => {
     const disk = (args: string[]): unknown => {
-      const { runDiskMb, runDiskDir } = serveOptions(resolveSettings('serve', args, input())).cache;
-      return { runDiskMb, runDiskDir };
+      const { runDiskMb, bodyDiskMb, diskDir } = serveOptions(resolveSettings('serve', args, input())).cache;
+      return { runDiskMb, bodyDiskMb, diskDir };
     };
-    assert.deepEqual(disk(['--db', '/srv/forecasts/store.db']), { runDiskMb: DEFAULT_RUN_DISK_MB, runDiskDir: '/srv/forecasts' });
-    assert.deepEqual(disk(['--db', 'sqlite:data/x.db', '--run-disk-mb', '64']), { runDiskMb: 64, runDiskDir: 'data' });
-    assert.deepEqual(disk(['--db', 'postgres://h/db', '--run-disk-mb', '0']), { runDiskMb: 0, runDiskDir: tmpdir() });
+    assert.deepEqual(disk(['--db', '/srv/forecasts/store.db']), { runDiskMb: DEFAULT_RUN_DISK_MB, bodyDiskMb: DEFAULT_BODY_DISK_MB, diskDir: '/srv/forecasts' });
+    assert.deepEqual(disk(['--db', 'sqlite:data/x.db', '--run-disk-mb', '64', '--body-disk-mb', '32']), { runDiskMb: 64, bodyDiskMb: 32, diskDir: 'data' });
+    assert.deepEqual(disk(['--db', 'postgres://h/db', '--run-disk-mb', '0', '--body-disk-mb', '0']), { runDiskMb: 0, bodyDiskMb: 0, diskDir: tmpdir() });
     fails(() => resolveSettings('serve', ['--run-disk-mb', '-1'], input()), /run-disk-mb/);
   });
 
