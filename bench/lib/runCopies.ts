@@ -1,5 +1,5 @@
 /**
- * How a forecastd server has read its runs' copies on local disk so far (`forecastd_run_disk_*` of its
+ * How a forecastd server has read its runs' copies on local disk so far (`forecastd_disk_cache_*{cache="run"}` of its
  * /metrics; zeros when it keeps none), and the difference over a measured round as one line of text.
  */
 export interface CopyReads {
@@ -12,9 +12,9 @@ export async function copyReads(base: string): Promise<CopyReads> {
   const text = await (await fetch(`${base}/metrics`)).text();
   const value = (pattern: RegExp): number => Number(pattern.exec(text)?.[1] ?? 0);
   return {
-    atOnce: value(/^forecastd_run_disk_reads_total\{way="at_once"\} (\d+)/m),
-    threaded: value(/^forecastd_run_disk_reads_total\{way="threaded"\} (\d+)/m),
-    slow: value(/^forecastd_run_disk_slow_reads_total (\d+)/m),
+    atOnce: value(/^forecastd_disk_cache_reads_total\{cache="run",way="at_once"\} (\d+)/m),
+    threaded: value(/^forecastd_disk_cache_reads_total\{cache="run",way="threaded"\} (\d+)/m),
+    slow: value(/^forecastd_disk_cache_slow_reads_total\{cache="run"\} (\d+)/m),
   };
 }
 

@@ -1,14 +1,17 @@
 /**
  * A bounded ring of byte records in a file of its own on local disk: the
- * second tier of a cache whose first is memory.
+ * second tier of a cache whose first is memory (runs: query/readModel.ts;
+ * rendered answers: http/bodyCache.ts).
  *
  * Why: a run not in memory costs a store query (SQLite: a B-tree walk and an
  * overflow page chain, about 24 µs for a 13.6 KB run; PostgreSQL: a round
  * trip), and the query is made on a thread or a connection whose hand-over
- * costs the event loop as much again. The same bytes kept contiguous in a file
- * cost one `pread` of about 5 µs from the OS's page cache, made on the event
- * loop itself (docs/performance.md, "Where the time goes"). The page cache is
- * the OS's memory, shared and reclaimable, not the process's.
+ * costs the event loop as much again; an answer not in memory costs its
+ * rendering (about 300 µs for a whole-run CSV file). The same bytes kept
+ * contiguous in a file cost one `pread` of about 5 µs from the OS's page cache
+ * (15–25 µs for a CSV file), made on the event loop itself (docs/performance.md,
+ * "Where the time goes"). The page cache is the OS's memory, shared and
+ * reclaimable, not the process's.
  *
  * The file is private and disposable: created in the given folder and unlinked
  * at once, so nothing is left behind by a crash, and nothing in it is ever the
@@ -23,9 +26,10 @@
  * instead, where a wait for the disk holds only its own answer.
  *
  * Writes are asynchronous (no answer waits for one) and a record becomes
- * readable once its write has completed. An asynchronous read is used only if
- * its record was still in the ring when the read completed: a record is
- * forgotten before any write to its bytes begins.
+ * readable once its write has completed, except for bytes that do not outlive
+ * the call (putNow). An asynchronous read is used only if its record was still
+ * in the ring when the read completed: a record is forgotten before any write
+ * to its bytes begins.
  */
 import { closeSync, openSync, read, readSync, unlinkSync, write, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -52,6 +56,13 @@ interface Slot<M> {
   readable: boolean;
   /** Forgotten (overwritten, deleted or cleared): never readable again. */
   gone: boolean;
+}
+
+/** What a ring holds and how it was read: for /metrics (forecastd_disk_cache_*) and the tests. */
+export interface DiskCacheStats {
+  readonly counts: { readonly syncReads: number; readonly asyncReads: number; readonly slowReads: number; readonly errors: number };
+  readonly bytes: number;
+  readonly capacity: number;
 }
 
 /** What get() finds: the bytes and what was kept with them. */
@@ -87,7 +98,7 @@ export class DiskRing<M> {
     this.capacity = options.capacityBytes;
     this.slowReadMs = options.slowReadMs ?? 1;
     this.coolMs = options.coolMs ?? 250;
-    const path = join(options.dir, `.forecastd-runs-${process.pid}-${randomBytes(6).toString('hex')}`);
+    const path = join(options.dir, `.forecastd-copies-${process.pid}-${randomBytes(6).toString('hex')}`);
     this.fd = openSync(path, 'wx+', 0o600);
     unlinkSync(path);
   }
@@ -110,6 +121,10 @@ export class DiskRing<M> {
     return this.map.size;
   }
 
+  stats(): DiskCacheStats {
+    return { counts: this.counts, bytes: this.bytes, capacity: this.capacity };
+  }
+
   /**
    * The record under key: its bytes at once when the read was fast, a promise when reads go through libuv's
    * threads for now, undefined when there is none (or it could not be read: then it is forgotten). Bytes
@@ -119,8 +134,8 @@ export class DiskRing<M> {
   get(key: string): RingRecord<M> | Promise<RingRecord<M> | undefined> | undefined {
     const slot = this.map.get(key);
     if (slot === undefined || this.fd === undefined) return undefined;
-    if (performance.now() < this.coolUntil) return this.readLater(slot);
-    return this.readAtOnce(slot, this.scratch(slot.length));
+    const now = performance.now();
+    return now < this.coolUntil ? this.readLater(slot) : this.readAtOnce(slot, this.scratch(slot.length), now);
   }
 
   /**
@@ -129,12 +144,13 @@ export class DiskRing<M> {
    */
   readNow(key: string, into: (length: number) => Uint8Array): RingRecord<M> | undefined {
     const slot = this.map.get(key);
-    if (slot === undefined || this.fd === undefined || performance.now() < this.coolUntil) return undefined;
-    return this.readAtOnce(slot, into(slot.length));
+    if (slot === undefined || this.fd === undefined) return undefined;
+    const now = performance.now();
+    return now < this.coolUntil ? undefined : this.readAtOnce(slot, into(slot.length), now);
   }
 
-  private readAtOnce(slot: Slot<M>, bytes: Uint8Array): RingRecord<M> | undefined {
-    const started = performance.now();
+  /** A synchronous read begun at `started` (performance.now()), timed to tell a read from the page cache from one from the disk. */
+  private readAtOnce(slot: Slot<M>, bytes: Uint8Array, started: number): RingRecord<M> | undefined {
     try {
       if (readSync(this.fd!, bytes, 0, slot.length, slot.offset) !== slot.length) throw new Error('short read');
     } catch {

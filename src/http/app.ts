@@ -95,7 +95,10 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
     if (admitted === true) go();
     else if (admitted !== false) admitted.then((ok) => ok && go(), (err: unknown) => doorFailed(err, res));
   };
-  metrics.watch({ memo: forecasts.replays, bodyCache: forecasts.bodies.lookups, runCache: forecasts.reads.runLookups, cacheMemory: () => forecasts.memory(), runDisk: () => forecasts.reads.diskStats(), bodyDisk: () => forecasts.bodies.diskStats(), door, limiter });
+  metrics.watch({ memo: forecasts.replays, bodyCache: forecasts.bodies.lookups, runCache: forecasts.reads.runLookups, cacheMemory: () => forecasts.memory(), diskCaches: () => [
+      { cache: 'run', stats: forecasts.reads.diskStats() },
+      { cache: 'body', stats: forecasts.bodies.diskStats() },
+    ], door, limiter });
   // The event log followed by this process, and its event streams (src/events/).
   const eventOptions = ctx.events ?? {};
   const hub = new EventHub({

@@ -7,7 +7,7 @@
 import { Doorkeeper } from '../cache/doorkeeper.js';
 import { SegmentedLru, SizedLru, usedSincePassed } from '../cache/lru.js';
 import { ByteSink } from '../domain/byteSink.js';
-import type { DiskRing } from '../cache/diskRing.js';
+import type { DiskCacheStats, DiskRing } from '../cache/diskRing.js';
 import { BufferPool, type Lease } from './bufferPool.js';
 import { compress, MIN_COMPRESS_BYTES, type Coding } from './conditional.js';
 
@@ -190,12 +190,10 @@ export class BodyCache {
       this.lookups.hits++;
       return cached;
     }
-    const copy = seen && this.disk !== undefined ? this.fromDisk(key.text) : undefined;
-    if (copy !== undefined) {
-      this.lookups.hits++;
-      return copy;
-    }
+    // Not in memory, as for runs: a copy read back from disk is counted by the disk's own metrics.
     this.lookups.misses++;
+    const copy = seen && this.disk !== undefined ? this.fromDisk(key.text) : undefined;
+    if (copy !== undefined) return copy;
     render(this.sink.reset());
     const written = this.sink.buf.subarray(0, this.sink.len);
     if (written.length <= this.maxKept && this.door.admitHash(key.hash)) {
@@ -215,17 +213,12 @@ export class BodyCache {
       lease?.release();
       return undefined;
     }
-    this.diskReads++;
     return { identity: lease!.bytes, release: lease!.release };
   }
 
-  /** Bodies read back from their copies on disk, for the metrics. */
-  diskReads = 0;
-
-  /** The copies on disk, if any: what they hold, against the most they may (for /metrics). */
-  diskStats(): { reads: number; errors: number; bytes: number; capacity: number } | undefined {
-    const d = this.disk;
-    return d === undefined ? undefined : { reads: this.diskReads, errors: d.counts.errors, bytes: d.bytes, capacity: d.capacity };
+  /** The copies on disk, if any: what they hold and how they were read (for /metrics). */
+  diskStats(): DiskCacheStats | undefined {
+    return this.disk?.stats();
   }
 
   /** Closes the copies on disk. */

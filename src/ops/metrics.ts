@@ -11,6 +11,7 @@
  * No label holds a site, a run or a key: routes are templates, the other
  * labels take a few fixed values.
  */
+import type { DiskCacheStats } from '../cache/diskRing.js';
 import { Counter, Gauge, Registry, type Metric } from 'prom-client';
 import { collectProcessMetrics } from './defaultMetrics.js';
 import { DURATION_BUCKETS_S, HttpStats, type RouteStats } from './httpStats.js';
@@ -38,12 +39,6 @@ export interface CacheMemory {
   readonly capacity: number;
 }
 
-export interface RunDiskStats {
-  readonly counts: { readonly syncReads: number; readonly asyncReads: number; readonly slowReads: number; readonly errors: number };
-  readonly bytes: number;
-  readonly capacity: number;
-}
-
 /** Counters kept by other parts of the server, read at scrape time. */
 export interface MetricSources {
   /** Rendered forecast bodies (http/bodyCache.ts). */
@@ -60,10 +55,8 @@ export interface MetricSources {
   readonly limiter?: { readonly faults: number };
   /** The event log as this process follows it, and its event streams (src/events/). */
   readonly events?: EventCounts;
-  /** Copies of runs on local disk (cache/diskRing.ts, --run-disk-mb); undefined when there are none. */
-  readonly runDisk?: () => RunDiskStats | undefined;
-  /** Copies on local disk of bodies that left the memory cache (http/bodyCache.ts, --body-disk-mb). */
-  readonly bodyDisk?: () => { readonly reads: number; readonly errors: number; readonly bytes: number; readonly capacity: number } | undefined;
+  /** The caches' copies on local disk (cache/diskRing.ts): of runs (--run-disk-mb) and of rendered answers (--body-disk-mb). */
+  readonly diskCaches?: () => readonly { readonly cache: 'run' | 'body'; readonly stats: DiskCacheStats | undefined }[];
   /** What the wire front took and handed to Node's server (http/wireFront.ts). */
   readonly wire?: { readonly taken: number; readonly handedOff: number };
 }
@@ -165,31 +158,26 @@ export class Metrics {
     gauge('forecastd_cache_capacity_bytes', 'The most each in-memory cache may hold (its share of --cache-mb).', ['cache'], (set) => {
       for (const c of this.sources.cacheMemory?.() ?? []) set({ cache: c.cache }, c.capacity);
     });
-    counter('forecastd_run_disk_reads_total', 'Runs read from their copies on local disk (--run-disk-mb): at once on the event loop, or on libuv’s threads after a slow read.', ['way'], (set) => {
-      const d = this.sources.runDisk?.();
-      set({ way: 'at_once' }, d?.counts.syncReads ?? 0);
-      set({ way: 'threaded' }, d?.counts.asyncReads ?? 0);
+    // A cache whose copies are off reports zeros, so that every series exists from the first scrape.
+    const diskCaches = (): readonly { cache: string; stats: DiskCacheStats | undefined }[] => this.sources.diskCaches?.() ?? [];
+    counter('forecastd_disk_cache_reads_total', 'Entries read from the caches\u2019 copies on local disk (--run-disk-mb, --body-disk-mb): at once on the event loop, or (runs) on libuv\u2019s threads after a slow read.', ['cache', 'way'], (set) => {
+      for (const d of diskCaches()) {
+        set({ cache: d.cache, way: 'at_once' }, d.stats?.counts.syncReads ?? 0);
+        set({ cache: d.cache, way: 'threaded' }, d.stats?.counts.asyncReads ?? 0);
+      }
     });
-    counter('forecastd_run_disk_slow_reads_total', 'Reads of run copies that waited for the disk (each sends the next reads to libuv’s threads for a while).', [], (set) =>
-      set({}, this.sources.runDisk?.()?.counts.slowReads ?? 0),
-    );
-    counter('forecastd_run_disk_errors_total', 'Reads and writes of run copies that failed (the copy is forgotten; the store answers).', [], (set) =>
-      set({}, this.sources.runDisk?.()?.counts.errors ?? 0),
-    );
-    gauge('forecastd_run_disk_bytes', 'Bytes of run copies on local disk, against forecastd_run_disk_capacity_bytes.', [], (set) => set({}, this.sources.runDisk?.()?.bytes ?? 0));
-    gauge('forecastd_run_disk_capacity_bytes', 'The most the run copies on local disk may take (--run-disk-mb; 0: none).', [], (set) =>
-      set({}, this.sources.runDisk?.()?.capacity ?? 0),
-    );
-    counter('forecastd_body_disk_reads_total', 'Rendered answers read back from their copies on local disk (--body-disk-mb) instead of rendered again.', [], (set) =>
-      set({}, this.sources.bodyDisk?.()?.reads ?? 0),
-    );
-    counter('forecastd_body_disk_errors_total', 'Reads and writes of rendered answers\u2019 copies that failed (the copy is forgotten; the answer is rendered).', [], (set) =>
-      set({}, this.sources.bodyDisk?.()?.errors ?? 0),
-    );
-    gauge('forecastd_body_disk_bytes', 'Bytes of rendered answers\u2019 copies on local disk, against forecastd_body_disk_capacity_bytes.', [], (set) => set({}, this.sources.bodyDisk?.()?.bytes ?? 0));
-    gauge('forecastd_body_disk_capacity_bytes', 'The most the rendered answers\u2019 copies on local disk may take (--body-disk-mb; 0: none).', [], (set) =>
-      set({}, this.sources.bodyDisk?.()?.capacity ?? 0),
-    );
+    counter('forecastd_disk_cache_slow_reads_total', 'Reads of copies that waited for the disk (each sends the next 250 ms of reads off the event loop).', ['cache'], (set) => {
+      for (const d of diskCaches()) set({ cache: d.cache }, d.stats?.counts.slowReads ?? 0);
+    });
+    counter('forecastd_disk_cache_errors_total', 'Reads and writes of copies that failed (the copy is forgotten; the store answers, or the answer is rendered).', ['cache'], (set) => {
+      for (const d of diskCaches()) set({ cache: d.cache }, d.stats?.counts.errors ?? 0);
+    });
+    gauge('forecastd_disk_cache_bytes', 'Bytes of the caches\u2019 copies on local disk.', ['cache'], (set) => {
+      for (const d of diskCaches()) set({ cache: d.cache }, d.stats?.bytes ?? 0);
+    });
+    gauge('forecastd_disk_cache_capacity_bytes', 'The most each cache\u2019s copies on local disk may take (--run-disk-mb, --body-disk-mb; 0: none).', ['cache'], (set) => {
+      for (const d of diskCaches()) set({ cache: d.cache }, d.stats?.capacity ?? 0);
+    });
     counter('forecastd_wire_requests_total', 'Requests read and answered by the wire front (plain forecast GETs), without Node’s HTTP objects.', [], (set) =>
       set({}, this.sources.wire?.taken ?? 0),
     );

@@ -12,7 +12,7 @@
  * loop ends: use it synchronously, never across an I/O wait.
  */
 import { ArenaCache } from '../cache/arenaCache.js';
-import type { DiskRing, RingRecord } from '../cache/diskRing.js';
+import type { DiskCacheStats, DiskRing, RingRecord } from '../cache/diskRing.js';
 import { openSeries } from '../domain/codec.js';
 import { runKey, type Box, type Farm, type Store, type StoredRun } from '../store/store.js';
 import type { Maybe } from './maybe.js';
@@ -189,19 +189,21 @@ export class ReadModel implements ReadSource {
     }
     this.runLookups.misses++;
     const copy = this.disk?.get(key);
-    if (copy === undefined) return this.readRun(key, farmId, issue);
-    if (copy instanceof Promise) return copy.then((c) => (c === undefined ? this.readRun(key, farmId, issue) : (this.fromDisk(key, farmId, issue, c) ?? this.readRun(key, farmId, issue))));
-    return this.fromDisk(key, farmId, issue, copy) ?? this.readRun(key, farmId, issue);
+    return copy instanceof Promise ? copy.then((c) => this.fromCopy(key, farmId, issue, c)) : this.fromCopy(key, farmId, issue, copy);
   }
 
-  /** The run from its copy on disk, kept in memory as a store read would be; undefined if the copy is damaged. */
-  private fromDisk(key: string, farmId: string, issue: string, copy: RingRecord<RunMeta>): StoredRun | undefined {
+  /**
+   * The run from its copy on disk, kept in memory as a store read would be; from the store when there is no
+   * copy or it is damaged.
+   */
+  private fromCopy(key: string, farmId: string, issue: string, copy: RingRecord<RunMeta> | undefined): Maybe<StoredRun | undefined> {
+    if (copy === undefined) return this.readRun(key, farmId, issue);
     let view;
     try {
       view = openSeries(copy.bytes);
     } catch {
       this.disk!.delete(key);
-      return undefined;
+      return this.readRun(key, farmId, issue);
     }
     const run: StoredRun = { farmId, issue, view, revision: copy.meta.revision, publishedAt: copy.meta.publishedAt };
     return this.keep(key, run);
@@ -221,9 +223,8 @@ export class ReadModel implements ReadSource {
   }
 
   /** The copies on disk, if any: what they hold and how they were read (for /metrics). */
-  diskStats(): { counts: DiskRing<RunMeta>['counts']; bytes: number; capacity: number } | undefined {
-    const d = this.disk;
-    return d === undefined ? undefined : { counts: d.counts, bytes: d.bytes, capacity: d.capacity };
+  diskStats(): DiskCacheStats | undefined {
+    return this.disk?.stats();
   }
 
   /** Closes the copies on disk (the store is the caller's). */

@@ -85,7 +85,7 @@ export interface ServeOptions {
   readonly webhookAllowPrivate: boolean;
 }
 
-/** Where copies of runs go: beside an SQLite store (a disk the operator chose for data), else the system's temporary folder. */
+/** Where the caches' copies on disk go: beside an SQLite store (a disk the operator chose for data), else the system's temporary folder. */
 function diskDir(db: string): string {
   const loc = parseStoreUrl(db);
   return loc.kind === 'sqlite' ? dirname(loc.path) : tmpdir();

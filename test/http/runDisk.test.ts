@@ -52,15 +52,15 @@ test('a run no longer in memory is answered from its copy on disk, the same byte
     let blobs = 0;
     for (const issue of ISSUES) blobs += (await store.getRun('WF_A', issue))!.view.encoded!.length;
     const written = await eventually(
-      async () => valueOf(parsePromText(await metrics.registry.metrics()), 'forecastd_run_disk_bytes'),
+      async () => valueOf(parsePromText(await metrics.registry.metrics()), 'forecastd_disk_cache_bytes', { cache: 'run' }),
       (bytes) => bytes === blobs,
       5000,
     );
     assert.equal(written, blobs, 'both runs copied, each as its stored blob');
     assert.deepEqual(await answers(withDisk.base), expected);
     const f = parsePromText(await metrics.registry.metrics());
-    assert.equal(valueOf(f, 'forecastd_run_disk_reads_total', { way: 'at_once' }), PATHS.length, 'every run asked again came from its copy');
-    assert.equal(valueOf(f, 'forecastd_run_disk_capacity_bytes'), 2 ** 20);
+    assert.equal(valueOf(f, 'forecastd_disk_cache_reads_total', { cache: 'run', way: 'at_once' }), PATHS.length, 'every run asked again came from its copy');
+    assert.equal(valueOf(f, 'forecastd_disk_cache_capacity_bytes', { cache: 'run' }), 2 ** 20);
   } finally {
     await plain.app.close();
     await withDisk.app.close();
@@ -75,7 +75,7 @@ test('a folder where no copy can be made: the reason is logged and the store ans
   try {
     assert.equal((await answers(served.base)).length, PATHS.length);
     const f = parsePromText(await metrics.registry.metrics());
-    assert.equal(valueOf(f, 'forecastd_run_disk_capacity_bytes'), 0);
+    assert.equal(valueOf(f, 'forecastd_disk_cache_capacity_bytes', { cache: 'run' }), 0);
     const warning = lines.map((l) => JSON.parse(l) as { level: number; msg: string }).find((l) => l.msg.includes('--run-disk-mb'));
     assert.ok(warning, lines.join(''));
     assert.match(warning.msg, /^cannot keep copies of runs in \/proc \(--run-disk-mb\): /);
@@ -96,13 +96,17 @@ test('a rendered answer that left the memory cache is read back from its copy on
     const expected = await Promise.all(pages.slice(0, 10).map((p) => fetch(plain.base + p).then((r) => r.text())));
     for (const p of pages) for (let k = 0; k < 2; k++) assert.equal((await fetch(withDisk.base + p)).status, 200, p);
     const before = parsePromText(await metrics.registry.metrics());
-    assert.ok(valueOf(before, 'forecastd_body_disk_bytes') > 0, 'bodies were written as they left memory');
+    assert.ok(valueOf(before, 'forecastd_disk_cache_bytes', { cache: 'body' }) > 0, 'bodies were written as they left memory');
     const again = [];
     for (const p of pages.slice(0, 10)) again.push(await (await fetch(withDisk.base + p)).text());
     assert.deepEqual(again, expected);
     const f = parsePromText(await metrics.registry.metrics());
-    assert.equal(valueOf(f, 'forecastd_body_disk_reads_total'), 10, 'each of the first pages came back from disk');
-    assert.equal(valueOf(f, 'forecastd_body_disk_capacity_bytes'), 2 ** 20);
+    assert.equal(valueOf(f, 'forecastd_disk_cache_reads_total', { cache: 'body', way: 'at_once' }), 10, 'each of the first pages came back from disk');
+    // Memory's lookups count them as misses, as for runs: the disk's reads are counted on their own.
+    const lookups = (m: typeof f, result: string): number => valueOf(m, 'forecastd_cache_requests_total', { cache: 'body', result });
+    assert.equal(lookups(f, 'miss') - lookups(before, 'miss'), 10);
+    assert.equal(lookups(f, 'hit'), lookups(before, 'hit'));
+    assert.equal(valueOf(f, 'forecastd_disk_cache_capacity_bytes', { cache: 'body' }), 2 ** 20);
   } finally {
     await plain.app.close();
     await withDisk.app.close();

@@ -77,8 +77,8 @@ test('counters of both workers add up exactly in one scrape, and survive a worke
   const caches = ['body', 'memo', 'run'];
   assert.equal(caches.reduce((sum, cache) => sum + valueOf(f, 'forecastd_cache_capacity_bytes', { cache }), 0), 2 * 300 * 2 ** 20);
   // And each its own file of run copies on local disk, of the default --run-disk-mb.
-  assert.equal(valueOf(f, 'forecastd_run_disk_capacity_bytes'), 2 * DEFAULT_RUN_DISK_MB * 2 ** 20);
-  assert.equal(valueOf(f, 'forecastd_body_disk_capacity_bytes'), 2 * DEFAULT_BODY_DISK_MB * 2 ** 20);
+  assert.equal(valueOf(f, 'forecastd_disk_cache_capacity_bytes', { cache: 'run' }), 2 * DEFAULT_RUN_DISK_MB * 2 ** 20);
+  assert.equal(valueOf(f, 'forecastd_disk_cache_capacity_bytes', { cache: 'body' }), 2 * DEFAULT_BODY_DISK_MB * 2 ** 20);
   for (const cache of caches) {
     const bytes = valueOf(f, 'forecastd_cache_bytes', { cache });
     assert.ok(bytes > 0 && bytes <= valueOf(f, 'forecastd_cache_capacity_bytes', { cache }), `${cache}: ${bytes} bytes`);
