@@ -104,11 +104,11 @@ export class DiskRing<M> {
   }
 
   /**
-   * Where reads made at once land, handed out until the current turn of the event loop ends and reused from
-   * the next: a fresh buffer per read cost a malloc, page faults on its fresh memory, and external memory
-   * that V8 answers with collections (see get()).
+   * Where reads made at once by get() land, handed out until the current turn of the event loop ends and
+   * reused from the next: a fresh buffer per read cost a malloc, page faults on its fresh memory, and
+   * external memory that V8 answers with collections. Made on first use: readNow() reads into the caller's.
    */
-  private readonly slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+  private slab: Buffer | undefined;
   private slabUsed = 0;
   private slabTurnScheduled = false;
   private readonly nextTurn = (): void => {
@@ -170,6 +170,7 @@ export class DiskRing<M> {
   private scratch(length: number): Buffer {
     const at = this.slabUsed;
     if (at + length > SLAB_BYTES) return Buffer.allocUnsafeSlow(length);
+    this.slab ??= Buffer.allocUnsafeSlow(SLAB_BYTES);
     this.slabUsed = at + ((length + 7) & ~7);
     if (!this.slabTurnScheduled) {
       this.slabTurnScheduled = true;
