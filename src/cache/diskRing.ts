@@ -21,7 +21,7 @@
  *
  * A read from the page cache is fast, one from the disk is not, and a
  * synchronous read holds the event loop meanwhile. So reads are synchronous
- * while they are fast; one that took longer than `slowReadMs` (the OS had let
+ * while they are fast; one that took longer than `slowReadMs` per 64 KB begun (the OS had let
  * the page go) makes the reads of the next `coolMs` go through libuv's threads
  * instead, where a wait for the disk holds only its own answer.
  *
@@ -39,10 +39,17 @@ export interface DiskRingOptions {
   /** The folder of the file; it must be on a disk, not in memory (a tmpfs would hold the bytes in RAM). */
   readonly dir: string;
   readonly capacityBytes: number;
-  /** A synchronous read taking longer than this, ms, sends the reads of the next coolMs to libuv's threads. */
+  /**
+   * A synchronous read taking longer than this, ms, per 64 KB begun, sends the reads of the next coolMs to
+   * libuv's threads: from the OS's memory a read costs about 0.02 ms per 64 KB into a buffer in use and 0.1
+   * ms into a fresh one, from the disk of a virtual machine 4 ms or more.
+   */
   readonly slowReadMs?: number;
   readonly coolMs?: number;
 }
+
+/** The bytes a read may take slowReadMs for. */
+const SLOW_READ_UNIT = 64 * 1024;
 
 /** The reads of one turn that land in the slab: about 70 runs of 15 fields. */
 const SLAB_BYTES = 1 << 20;
@@ -69,6 +76,8 @@ export interface DiskCacheStats {
 export interface RingRecord<M> {
   readonly bytes: Uint8Array;
   readonly meta: M;
+  /** Read at once, but slowly: from the disk, not the OS's memory (reads go through libuv's threads for a while). */
+  readonly slow?: boolean;
 }
 
 export class DiskRing<M> {
@@ -149,6 +158,11 @@ export class DiskRing<M> {
     return now < this.coolUntil ? undefined : this.readAtOnce(slot, into(slot.length), now);
   }
 
+  /** Whether a record under key is readable or being written. */
+  has(key: string): boolean {
+    return this.map.has(key) || this.pending.has(key);
+  }
+
   /** A synchronous read begun at `started` (performance.now()), timed to tell a read from the page cache from one from the disk. */
   private readAtOnce(slot: Slot<M>, bytes: Uint8Array, started: number): RingRecord<M> | undefined {
     try {
@@ -159,11 +173,12 @@ export class DiskRing<M> {
     }
     this.counts.syncReads++;
     const done = performance.now();
-    if (done - started > this.slowReadMs) {
+    const slow = done - started > this.slowReadMs * Math.ceil(slot.length / SLOW_READ_UNIT);
+    if (slow) {
       this.counts.slowReads++;
       this.coolUntil = done + this.coolMs;
     }
-    return { bytes, meta: slot.meta };
+    return { bytes, meta: slot.meta, slow };
   }
 
   /** Room for length bytes in the slab for this turn, or a buffer of their own when the slab is full. */

@@ -196,6 +196,11 @@ export class SegmentedLru<K, V> {
     return node.value;
   }
 
+  /** The value under key, its place and segment untouched. */
+  peek(key: K): V | undefined {
+    return this.map.get(key)?.value;
+  }
+
   set(key: K, value: V): void {
     this.delete(key);
     this.fit();

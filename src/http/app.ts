@@ -294,7 +294,7 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
   issuesRoute(app, ctx);
   eventsRoute(app, streams, (res) => door.leaveInFlight(res));
   forecastRoute(app, forecasts);
-  archiveRoute(app, ctx);
+  archiveRoute(app, ctx, forecasts);
   elementsRoute(app);
   metricsRoute(app, opts.scrapeProcesses ?? (() => metrics.registry.metrics()), storeGauges(ctx.store, ctx.runDeadlineMs ?? defaultOf(SETTINGS['run-deadline'])!));
   return app;

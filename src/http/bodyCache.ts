@@ -38,6 +38,17 @@ export interface BodyCacheKey {
 
 const EMPTY = Buffer.alloc(0);
 
+/** What a body's copy on disk keeps beside its bytes: their CRC-32 when it was known (a bulk download's entry). */
+export type BodyCopyMeta = number | undefined;
+
+/** A whole-run CSV file for a bulk download's entry, found kept: bytes of its own, and their CRC-32 if known. */
+export interface EntryCopy {
+  readonly bytes: Buffer;
+  readonly crc32: number | undefined;
+  /** Read from the disk, not from memory: slower than rendering. */
+  readonly slow: boolean;
+}
+
 /** A copy in memory of its own (never a slice of Node's shared pool), so that it can be handed back alone. */
 function ownCopy(bytes: Uint8Array): Buffer {
   const copy = Buffer.allocUnsafeSlow(bytes.length);
@@ -113,7 +124,7 @@ export class BodyCache {
      * then read back rather than rendered again. The many customers of a provider download the same
      * whole-run files, and at 10,000 sites the latest runs' files alone are 1.4 GB of CSV.
      */
-    private readonly disk?: DiskRing<undefined>,
+    private readonly disk?: DiskRing<BodyCopyMeta>,
   ) {
     this.maxKept = Math.floor(capacityBytes * MAX_KEPT_SHARE);
     const codedBytes = Math.floor(capacityBytes * CODED_SHARE);
@@ -216,9 +227,38 @@ export class BodyCache {
     return { identity: lease!.bytes, release: lease!.release };
   }
 
+  /**
+   * A bulk download's entry found kept under the key of its single download (a whole-run CSV file), as bytes of
+   * its own: copied from memory, or read at once from its copy on disk (`slow` when that read came from the
+   * disk rather than the OS's memory). Undefined when there is none, or reads of copies go through libuv's
+   * threads for now. Neither counted as a lookup nor moved in the memory cache: a download of every site must
+   * not push out the answers of single requests.
+   */
+  entry(key: string): EntryCopy | undefined {
+    const kept = this.lru.peek(key);
+    if (kept !== undefined && kept.identity.length > 0) return { bytes: Buffer.from(kept.identity), crc32: undefined, slow: false };
+    const copy = this.disk?.readNow(key, (length) => Buffer.allocUnsafeSlow(length));
+    return copy && { bytes: copy.bytes as Buffer, crc32: copy.meta, slow: copy.slow === true };
+  }
+
+  /**
+   * Keeps a bulk download's rendered entry as a copy on disk under the key of its single download, unless one
+   * is kept: the many customers of a provider download the same run's archive within minutes of each other.
+   * The bytes must not change until written.
+   */
+  keepEntry(key: string, bytes: Buffer, crc32: number): void {
+    if (this.disk === undefined || this.disk.has(key) || this.lru.peek(key) !== undefined) return;
+    this.disk.put(key, bytes, crc32);
+  }
+
   /** The copies on disk, if any: what they hold and how they were read (for /metrics). */
   diskStats(): DiskCacheStats | undefined {
     return this.disk?.stats();
+  }
+
+  /** Resolves once the copies on disk being written or read are (every copy kept before is then readable). */
+  diskSettled(): Promise<void> {
+    return this.disk?.settled() ?? Promise.resolve();
   }
 
   /** Closes the copies on disk. */

@@ -26,7 +26,8 @@ import { keepRecent } from '../cache/keepRecent.js';
 import { SizedLru, usedSincePassed } from '../cache/lru.js';
 import type { CacheMemory } from '../ops/metrics.js';
 import { prefersCsv } from './accept.js';
-import { BodyCache, codingOf, type BodyCacheKey, type CachedBody } from './bodyCache.js';
+import type { EntryCopies } from './archiveBody.js';
+import { BodyCache, codingOf, type BodyCacheKey, type BodyCopyMeta, type CachedBody } from './bodyCache.js';
 import { BodyKey } from './bodyKey.js';
 import { chooseCoding, entityTag, matchesIfNoneMatch, tagBase, type Coding } from './conditional.js';
 import { DEFAULT_CACHE, type AppContext, type CacheSettings } from './context.js';
@@ -133,6 +134,12 @@ export class ForecastService {
   private readonly latestCacheControl: string;
   /** Forecast requests answered by a remembered answer (hits) and planned (misses); read by the metrics. */
   readonly replays = { hits: 0, misses: 0 };
+  /** A bulk download's entries, found and kept as the rendered answers of the single downloads they equal. */
+  readonly entryCopies: EntryCopies = {
+    entry: (key) => this.bodies.entry(key),
+    keepEntry: (key, bytes, crc32) => this.bodies.keepEntry(key, bytes, crc32),
+    farm: (farmId) => this.reads.getFarm(farmId),
+  };
   /** Why copies on local disk could not be made (the server runs without them), if so. */
   readonly diskProblems: string[] = [];
 
@@ -141,7 +148,7 @@ export class ForecastService {
     this.reads = new ReadModel(ctx.store, settings.seriesMb * MB, this.diskRing<RunMeta>(settings, settings.runDiskMb, 'runs', 'run-disk-mb'));
     // The memo's bytes are part of the body cache's share of --cache-mb.
     const memo = memoBytes(settings.bodyMb);
-    this.bodies = new BodyCache(settings.bodyMb * MB - memo, this.diskRing<undefined>(settings, settings.bodyDiskMb, 'rendered answers', 'body-disk-mb'));
+    this.bodies = new BodyCache(settings.bodyMb * MB - memo, this.diskRing<BodyCopyMeta>(settings, settings.bodyDiskMb, 'rendered answers', 'body-disk-mb'));
     this.memo = new SizedLru<string, Prepared>(memo, memoEntryBytes, { secondChance: usedSincePassed });
     this.latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
   }

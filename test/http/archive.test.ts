@@ -10,10 +10,12 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../src/http/context.js';
+import { Metrics } from '../../src/ops/metrics.js';
 import type { Store } from '../../src/store/store.js';
 import { eventually, seed, tempDir, testStore } from '../helpers/fixtures.js';
 import { listen } from '../helpers/http.js';
 import { bearer, createKey } from '../helpers/keys.js';
+import { parsePromText, valueOf } from '../ops/promText.js';
 
 const OLD = '2026112000';
 const NEW = '2026112012';
@@ -187,5 +189,59 @@ describe('with keys', () => {
     const res = await get(`${at}/api/v1/forecast/archive?issue=${OLD}`);
     assert.equal(res.status, 401);
     assert.equal(JSON.parse(res.body.toString()).code, 40101);
+  });
+});
+
+describe('entries kept as copies on disk (--body-disk-mb)', () => {
+  const metrics = new Metrics();
+  let at = '';
+  /** Room in memory for whole-run files (up to a 512th of it each), though none is asked for twice here. */
+  const cache = { seriesMb: 8, bodyMb: 128, latestMaxAgeS: 60, bodyDiskMb: 8, diskDir: tmp.dir };
+  const count = async (name: string, labels: Record<string, string>): Promise<number> =>
+    valueOf(parsePromText(await metrics.registry.metrics()), name, labels);
+
+  before(async () => {
+    const { app, base } = await listen(store, { cache, access: { auth: 'off' } }, { metrics });
+    apps.push(app);
+    at = base;
+  });
+
+  test('the next archive of a run reads the entries the first kept, the same bytes; single downloads find them too', async () => {
+    const first = await get(`${at}/api/v1/forecast/archive?issue=${OLD}`);
+    assert.equal(first.status, 200);
+    const entries = unzip(first.body).entries;
+    const size = entries.reduce((n, e) => n + Buffer.from(e.data, 'base64').length, 0);
+    const kept = await eventually(() => count('forecastd_disk_cache_bytes', { cache: 'body' }), (b) => b === size, 5000);
+    assert.equal(kept, size, 'each entry kept once, as its bytes');
+    assert.equal(await count('forecastd_disk_cache_reads_total', { cache: 'body', way: 'at_once' }), 0);
+
+    const second = await get(`${at}/api/v1/forecast/archive?issue=${OLD}`);
+    assert.ok(second.body.equals(first.body), 'the same archive, byte for byte');
+    // Every entry read back, unless a read came from the disk (a machine under load): then the rest were rendered.
+    const readBack = await count('forecastd_disk_cache_reads_total', { cache: 'body', way: 'at_once' });
+    if ((await count('forecastd_disk_cache_slow_reads_total', { cache: 'body' })) === 0) assert.equal(readBack, entries.length, 'every entry read back');
+    else assert.ok(readBack >= 1);
+    assert.ok(unzip(second.body).ok, 'a CRC kept with a copy does not match');
+
+    // An entry is kept under its single download's key: that download, once asked before, is read back too.
+    const url = `${at}/api/v1/forecast?farm_id=WF_C&issue=${OLD}&format=csv`;
+    const downloads = [await get(url), await get(url)];
+    assert.equal(await count('forecastd_disk_cache_reads_total', { cache: 'body', way: 'at_once' }), readBack + 1);
+    const entry = entries.find((e) => e.name === `WF_C_${OLD}.csv`)!;
+    for (const d of downloads) assert.equal(d.body.toString(), Buffer.from(entry.data, 'base64').toString());
+  });
+
+  test('a replaced run\'s entry is rendered afresh, never read from the copy of the run it replaced', async () => {
+    await get(`${at}/api/v1/forecast/archive?issue=${NEW}`);
+    await eventually(() => count('forecastd_disk_cache_bytes', { cache: 'body' }), (b) => b > 0, 5000);
+    await seed(store, [{ farmId: 'PV_B', issue: NEW, opts: { value: () => 2.5 } }]);
+    const before = await count('forecastd_disk_cache_reads_total', { cache: 'body', way: 'at_once' });
+    const res = await get(`${at}/api/v1/forecast/archive?issue=${NEW}`);
+    const entries = unzip(res.body).entries;
+    assert.match(Buffer.from(entries.find((e) => e.name === `PV_B_${NEW}.csv`)!.data, 'base64').toString(), /,2\.5,2\.5,/);
+    const slowReads = await count('forecastd_disk_cache_slow_reads_total', { cache: 'body' });
+    const readBack = (await count('forecastd_disk_cache_reads_total', { cache: 'body', way: 'at_once' })) - before;
+    if (slowReads === 0) assert.equal(readBack, entries.length - 1, 'only the unchanged entries read back');
+    else assert.ok(readBack <= entries.length - 1, 'the replaced entry was not read back');
   });
 });

@@ -1,16 +1,19 @@
 /**
  * The bulk download's body on a real store: runs are read ahead of the entry being rendered, the bytes are
  * those of reading one run at a time, and a failed read ends the stream with its error (never an
- * unhandled rejection of a read asked ahead).
+ * unhandled rejection of a read asked ahead); entries kept as copies on disk are read back, until one is
+ * slower than rendering.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Readable } from 'node:stream';
-import { archiveBody, READ_AHEAD } from '../../src/http/archiveBody.js';
+import { DiskRing } from '../../src/cache/diskRing.js';
+import { archiveBody, READ_AHEAD, type EntryCopies } from '../../src/http/archiveBody.js';
+import { BodyCache, type BodyCopyMeta } from '../../src/http/bodyCache.js';
 import { planArchive, type ArchivePlan } from '../../src/query/archivePlan.js';
 import { EVERY_SITE } from '../../src/query/scope.js';
 import type { Store } from '../../src/store/store.js';
-import { seed, testStore, type FarmFixture } from '../helpers/fixtures.js';
+import { seed, tempDir, testStore, type FarmFixture } from '../helpers/fixtures.js';
 
 const ISSUE = '2026112000';
 const SITES: FarmFixture[] = Array.from({ length: 3 * READ_AHEAD }, (_, i) => ({ farmId: `WF_${i}`, lat: 40 + i / 10, lon: 95 + i / 10, name: `Wind ${i}` }));
@@ -79,5 +82,40 @@ test('a failed read ends the archive with its error; the reads asked ahead of it
     assert.deepEqual(unhandled, []);
   } finally {
     process.off('unhandledRejection', onUnhandled);
+  }
+});
+
+/** A bulk download's entries found and kept in a body cache whose copies on disk are in the given ring. */
+async function copiesIn(ring: DiskRing<BodyCopyMeta>): Promise<{ copies: EntryCopies; bodies: BodyCache }> {
+  const bodies = new BodyCache(0, ring);
+  const farms = new Map((await store.listFarms(0, 100)).items.map((f) => [f.farmId, f]));
+  const copies: EntryCopies = {
+    entry: (key) => bodies.entry(key),
+    keepEntry: (key, bytes, crc) => bodies.keepEntry(key, bytes, crc),
+    farm: (farmId) => farms.get(farmId),
+  };
+  return { copies, bodies };
+}
+
+test('entries kept as copies are read back; once a copy came from the disk, the rest are rendered; the same bytes', async () => {
+  const tmp = tempDir('forecastd-entries-');
+  const rendered = await drain(archiveBody(store, plan));
+  // No read counts as one from the disk, however long the machine takes.
+  const fast = await copiesIn(new DiskRing<BodyCopyMeta>({ dir: tmp.dir, capacityBytes: 8 << 20, slowReadMs: 60_000 }));
+  // Every read counts as one from the disk.
+  const slow = await copiesIn(new DiskRing<BodyCopyMeta>({ dir: tmp.dir, capacityBytes: 8 << 20, slowReadMs: -1 }));
+  try {
+    for (const { copies, bodies } of [fast, slow]) {
+      assert.ok((await drain(archiveBody(store, plan, copies))).equals(rendered), 'rendered and kept');
+      await bodies.diskSettled();
+      assert.ok(bodies.diskStats()!.bytes > 0, 'entries kept');
+      assert.ok((await drain(archiveBody(store, plan, copies))).equals(rendered), 'read back');
+    }
+    assert.equal(fast.bodies.diskStats()!.counts.syncReads, SITES.length, 'every entry read back');
+    assert.equal(slow.bodies.diskStats()!.counts.syncReads, 1, 'the first entry read back, the rest rendered');
+  } finally {
+    await fast.bodies.close();
+    await slow.bodies.close();
+    tmp.cleanup();
   }
 });

@@ -8,6 +8,7 @@ import type { Scope } from '../../query/scope.js';
 import { archiveBody } from '../archiveBody.js';
 import { matchesIfNoneMatch } from '../conditional.js';
 import type { AppContext } from '../context.js';
+import type { ForecastService } from '../forecastService.js';
 import { ArchiveQuery, responses } from '../schemas.js';
 
 /**
@@ -21,7 +22,7 @@ function archiveTag(plan: ArchivePlan, scope: Scope): string {
   return 'z' + h.digest('base64url').slice(0, 22);
 }
 
-export function archiveRoute(app: FastifyInstance, ctx: AppContext): void {
+export function archiveRoute(app: FastifyInstance, ctx: AppContext, forecasts: ForecastService): void {
   app.get<{ Querystring: Static<typeof ArchiveQuery> }>(
     '/api/v1/forecast/archive',
     {
@@ -52,7 +53,9 @@ export function archiveRoute(app: FastifyInstance, ctx: AppContext): void {
       if (inm !== undefined && matchesIfNoneMatch(inm, tag)) return reply.code(304).send();
       reply.type('application/zip').header('content-disposition', `attachment; filename="forecast_${plan.issue}.zip"`);
       if (req.method === 'HEAD') return reply.send();
-      return reply.send(archiveBody(ctx.store, plan));
+      // The site records the entries' keys are made from (a server's first request may be an archive).
+      await forecasts.reads.sync();
+      return reply.send(archiveBody(ctx.store, plan, forecasts.entryCopies));
     },
   );
 }
