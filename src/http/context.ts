@@ -27,9 +27,10 @@ export const DEFAULT_RUN_DISK_MB = 1024;
 
 /**
  * The local disk a serving process gives copies of rendered bodies by default, MB (`--body-disk-mb`): about
- * 7,000 whole-run CSV files of 15 fields (about 140 KB each) or 50,000 default pages.
+ * 14,000 whole-run CSV files of 15 fields (about 140 KB each), so that a bulk download of one run of 10,000
+ * sites (1.4 GB) is read back whole by the next one, with room for the single downloads and pages besides.
  */
-export const DEFAULT_BODY_DISK_MB = 1024;
+export const DEFAULT_BODY_DISK_MB = 2048;
 
 /**
  * The memory a serving process gives its caches by default, MB (`--cache-mb`). Sized so that the hot set of

@@ -122,7 +122,7 @@ const TABLE = {
     unit: 'MB',
     commands: ['serve'],
     arg: 'MB',
-    help: 'local disk for copies of rendered answers that left the memory cache (whole-run CSV files, pages), read back instead of rendering again; in the same folder as --run-disk-mb (0: none)',
+    help: 'local disk for copies of rendered answers that left the memory cache (whole-run CSV files, pages) and of bulk downloads\' entries, read back instead of rendering again; in the same folder as --run-disk-mb (0: none)',
   }),
   'latest-max-age': withDefault({
     kind: integer(0, 31_536_000),
