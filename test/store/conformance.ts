@@ -1086,14 +1086,21 @@ export function storeConformance(adapter: string, open: () => Promise<StoreHarne
             if (done && page.length === 0) return;
           }
         })();
-        const writes: Promise<unknown>[] = [];
-        for (let i = 0; i < 60; i++) {
-          const s = i % 2 === 0 ? store : other;
-          writes.push(s.putRun({ farmId: ['A1', 'B2', 'C3', 'D4'][i % 4]!, issue: '2026120400', series: series([0], 40 + i) }));
-          writes.push(s.appendTick(T + 1_000_000 + i));
+        // In waves of eight writes at once, four per handle: all 120 at once queue for the pools' connections
+        // longer than their connect timeout on a slow machine, and the follower's reads time out with them.
+        try {
+          for (let wave = 0; wave < 60; wave += 4) {
+            const writes: Promise<unknown>[] = [];
+            for (let i = wave; i < wave + 4; i++) {
+              const s = i % 2 === 0 ? store : other;
+              writes.push(s.putRun({ farmId: ['A1', 'B2', 'C3', 'D4'][i % 4]!, issue: '2026120400', series: series([0], 40 + i) }));
+              writes.push(s.appendTick(T + 1_000_000 + i));
+            }
+            await Promise.all(writes);
+          }
+        } finally {
+          writing = false;
         }
-        await Promise.all(writes);
-        writing = false;
         await follow;
         const all = (await store.eventsAfter(start, 10_000)).map((e) => e.id);
         assert.equal(all.length, 120);
