@@ -192,9 +192,10 @@ export class BodyCache {
    * before, else in a pooled buffer to be released once sent (`release` set).
    * Only a key the doorkeeper has seen is looked up: a body is kept on its key's
    * second sighting, so a first sighting (a one-off query) cannot be in the cache,
-   * and its key's text is never made.
+   * and its key's text is never made. A body the caller expects to be asked for
+   * again (`likely`) is kept from its first sighting while the cache has room.
    */
-  body(key: BodyCacheKey, render: (sink: ByteSink) => void): CachedBody {
+  body(key: BodyCacheKey, render: (sink: ByteSink) => void, likely = false): CachedBody {
     const seen = this.door.seenHash(key.hash);
     const cached = seen ? this.lru.get(key.text) : undefined;
     if (cached) {
@@ -207,13 +208,22 @@ export class BodyCache {
     if (copy !== undefined) return copy;
     render(this.sink.reset());
     const written = this.sink.buf.subarray(0, this.sink.len);
-    if (written.length <= this.maxKept && this.door.admitHash(key.hash)) {
+    if (written.length <= this.maxKept && (this.door.admitHash(key.hash) || (likely && this.hasRoomFor(written.length)))) {
       const entry: CachedBody = { identity: ownCopy(written), dropped: false, used: false, probation: true, sending: 0, sent: undefined };
       this.lru.set(key.text, entry);
       return entry;
     }
     const lease = this.pool.copyOf(written);
     return { identity: lease.bytes, release: lease.release };
+  }
+
+  /**
+   * Whether a body of length bytes fits without evicting anything: then a likely body is kept from its first
+   * sighting (a fresh server's hot pages rendered once, not twice), while the doorkeeper still guards a full
+   * cache against one-off queries.
+   */
+  private hasRoomFor(length: number): boolean {
+    return this.lru.bytes + ENTRY_BYTES + length <= this.lru.capacity;
   }
 
   /** A body's copy on disk read into a pooled buffer, handed back once sent; undefined if none can be read now. */

@@ -249,10 +249,17 @@ export class ForecastService {
       farmId: q.farm_id,
       stamp,
     };
-    const entry = this.bodies.body(key, (sink) => {
-      if (csv) writeCsv(sink, run.view, plan.issueMs, plan.elements, plan.from, plan.to);
-      else writeForecastJson(sink, plan, page, size);
-    });
+    // An answer about the latest run with its issue implied is what every customer polls after a delivery:
+    // likely asked again, so kept from its first rendering while the cache has room (a fresh server's warm-up
+    // at 10,000 sites, docs/performance.md). Queries naming their run are kept from their second sighting.
+    const entry = this.bodies.body(
+      key,
+      (sink) => {
+        if (csv) writeCsv(sink, run.view, plan.issueMs, plan.elements, plan.from, plan.to);
+        else writeForecastJson(sink, plan, page, size);
+      },
+      q.issue === undefined,
+    );
     // Remembered only while its body is kept (replay needs both), so the body cache's admission on a
     // second sighting decides for both; and only if nothing it depends on changed while planning.
     if (entry.release === undefined && this.reads.stampOf(q.farm_id) === stamp) this.memo.set(ForecastService.memoKey(req), remembered(prepared, entry));

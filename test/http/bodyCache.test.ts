@@ -9,14 +9,18 @@ const MB = 1024 * 1024;
 const k = (text: string): BodyCacheKey => ({ text, hash: fnv1a(text) });
 
 /** Asks for key three times with a body of `bytes` bytes; returns how often it was rendered and the answers. */
-function ask(cache: BodyCache, key: string, bytes: number): { renders: number; kept: boolean[] } {
+function ask(cache: BodyCache, key: string, bytes: number, likely = false): { renders: number; kept: boolean[] } {
   let renders = 0;
   const kept: boolean[] = [];
   for (let i = 0; i < 3; i++) {
-    const entry = cache.body(k(key), (sink) => {
-      renders++;
-      sink.bytes(new Uint8Array(bytes).fill(0x61 + (key.length % 20)));
-    });
+    const entry = cache.body(
+      k(key),
+      (sink) => {
+        renders++;
+        sink.bytes(new Uint8Array(bytes).fill(0x61 + (key.length % 20)));
+      },
+      likely,
+    );
     assert.equal(entry.identity.length, bytes);
     kept.push(entry.release === undefined);
     entry.release?.();
@@ -28,6 +32,17 @@ test('a body is kept from its second sighting on: rendered twice, then served fr
   const cache = new BodyCache(8 * MB);
   assert.deepEqual(ask(cache, 'page', 10_000), { renders: 2, kept: [false, true, true] });
   assert.ok(cache.cached('page'));
+});
+
+test('a likely body is kept from its first sighting while the cache has room, from its second once it is full', () => {
+  const cache = new BodyCache(1 * MB);
+  assert.deepEqual(ask(cache, 'latest page', 1000, true), { renders: 1, kept: [true, true, true] });
+  // Filled with pages kept on their second sighting (some pushed out again: the cache is then full).
+  for (let i = 0; i < 2000; i++) ask(cache, `page ${i}`, 1000);
+  assert.equal(cache.cached('page 0'), undefined, 'the cache is full: the first pages were pushed out');
+  assert.deepEqual(ask(cache, 'another latest page', 1000, true), { renders: 2, kept: [false, true, true] });
+  // Too large to keep is too large however likely.
+  assert.deepEqual(ask(cache, 'a whole run', MB / 512 + 1, true).kept, [false, false, false]);
 });
 
 test('a body larger than a 512th of the cache is never kept: rendered for every answer, into pooled buffers', () => {

@@ -126,22 +126,22 @@ test('a remembered answer stands while its site is unchanged: a run of another s
       assert.equal(r.statusCode, 200, url);
       return String(r.headers['forecast-issue']);
     };
-    // Rendered; kept and remembered; then sent as remembered. The nearest-site URL names the same page, which
-    // is already kept: remembered at once.
+    // A page of the latest run, its issue implied, is kept and remembered from its first rendering (the cache
+    // has room), then sent as remembered. The nearest-site URL names the same page, already kept: remembered at once.
     for (const url of [latestA, nearA]) for (let i = 0; i < 3; i++) assert.equal(await ask(url), '2026112000');
-    assert.deepEqual(await replays(), { hits: 3, misses: 3 });
+    assert.deepEqual(await replays(), { hits: 4, misses: 2 });
 
     // A run of another site: the remembered answer of WF_A by farm_id still stands; the nearest-site one does not.
     await publish('PV_B', '2026112012');
     assert.equal(await ask(latestA), '2026112000');
-    assert.deepEqual(await replays(), { hits: 4, misses: 3 });
+    assert.deepEqual(await replays(), { hits: 5, misses: 2 });
     assert.equal(await ask(nearA), '2026112000');
-    assert.deepEqual(await replays(), { hits: 4, misses: 4 });
+    assert.deepEqual(await replays(), { hits: 5, misses: 3 });
 
     // A run of its own: the latest run of WF_A changed, and its answer is planned again with it.
     await publish('WF_A', '2026112012');
     assert.equal(await ask(latestA), '2026112012');
-    assert.deepEqual(await replays(), { hits: 4, misses: 5 });
+    assert.deepEqual(await replays(), { hits: 5, misses: 4 });
     assert.equal(await ask(nearA), '2026112012');
   } finally {
     await local.close();
@@ -165,13 +165,18 @@ test('each forecast request counts once for the remembered answers: sent again (
       assert.equal(r.status, 200, path);
       await r.arrayBuffer();
     };
-    // The direct path takes this one: planned twice (rendered, then kept and remembered), then sent again.
-    for (let i = 0; i < 3; i++) await ask('/api/v1/forecast?farm_id=WF_A&size=24');
+    // The direct path takes these. A page naming its run: planned twice (rendered, then kept and remembered on
+    // its second sighting), then sent again.
+    for (let i = 0; i < 3; i++) await ask('/api/v1/forecast?farm_id=WF_A&issue=2026112000&size=24');
     assert.deepEqual(await counts(), { hits: 1, misses: 2 });
+    // A page of the latest run, its issue implied: kept and remembered from its first rendering (the cache has
+    // room), then sent again twice.
+    for (let i = 0; i < 3; i++) await ask('/api/v1/forecast?farm_id=WF_A&size=48');
+    assert.deepEqual(await counts(), { hits: 3, misses: 3 });
     // A size with a leading zero is the framework's to read (it coerces it): offered to the remembered
     // answers by both paths, planned once.
     await ask('/api/v1/forecast?farm_id=WF_A&size=024&page=2');
-    assert.deepEqual(await counts(), { hits: 1, misses: 3 });
+    assert.deepEqual(await counts(), { hits: 3, misses: 4 });
   } finally {
     await served.app.close();
     await own.cleanup();
