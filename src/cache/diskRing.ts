@@ -21,9 +21,12 @@
  *
  * A read from the page cache is fast, one from the disk is not, and a
  * synchronous read holds the event loop meanwhile. So reads are synchronous
- * while they are fast; one that took longer than `slowReadMs` per 64 KB begun (the OS had let
- * the page go) makes the reads of the next `coolMs` go through libuv's threads
- * instead, where a wait for the disk holds only its own answer.
+ * while they are fast; one that took longer than `slowReadMs` per 64 KB begun
+ * while the process read from a disk (the OS had let the page go) makes the
+ * reads of the next `coolMs` go through libuv's threads instead, where a wait
+ * for the disk holds only its own answer. A slow read during which nothing was
+ * read from a disk was the machine pausing the process (a virtual machine's
+ * host does), which the threads would not have avoided.
  *
  * Writes are asynchronous (no answer waits for one) and a record becomes
  * readable once its write has completed, except for bytes that do not outlive
@@ -46,6 +49,12 @@ export interface DiskRingOptions {
    */
   readonly slowReadMs?: number;
   readonly coolMs?: number;
+  /**
+   * The process's count of reads from block devices (default: `process.resourceUsage().fsRead`, which the
+   * kernel moves as a read is sent to the disk, on whichever of the process's threads): sampled once per turn
+   * of the event loop in which a read is made at once, and again after a slow one.
+   */
+  readonly diskReads?: () => number;
 }
 
 /** The bytes a read may take slowReadMs for. */
@@ -97,6 +106,9 @@ export class DiskRing<M> {
   private coolUntil = -Infinity;
   private readonly slowReadMs: number;
   private readonly coolMs: number;
+  private readonly diskReads: () => number;
+  /** diskReads() when this turn's first read at once began; undefined until then. */
+  private turnDiskReads: number | undefined;
   readonly capacity: number;
   /** Bytes of the records written and not forgotten. */
   bytes = 0;
@@ -107,6 +119,7 @@ export class DiskRing<M> {
     this.capacity = options.capacityBytes;
     this.slowReadMs = options.slowReadMs ?? 1;
     this.coolMs = options.coolMs ?? 250;
+    this.diskReads = options.diskReads ?? (() => process.resourceUsage().fsRead);
     const path = join(options.dir, `.forecastd-copies-${process.pid}-${randomBytes(6).toString('hex')}`);
     this.fd = openSync(path, 'wx+', 0o600);
     unlinkSync(path);
@@ -119,11 +132,20 @@ export class DiskRing<M> {
    */
   private slab: Buffer | undefined;
   private slabUsed = 0;
-  private slabTurnScheduled = false;
+  private turnScheduled = false;
   private readonly nextTurn = (): void => {
     this.slabUsed = 0;
-    this.slabTurnScheduled = false;
+    this.turnDiskReads = undefined;
+    this.turnScheduled = false;
   };
+
+  /** Resets the slab and the disk read count sampled for this turn once it ends. */
+  private inThisTurn(): void {
+    if (!this.turnScheduled) {
+      this.turnScheduled = true;
+      setImmediate(this.nextTurn);
+    }
+  }
 
   /** Records readable now. */
   get size(): number {
@@ -165,6 +187,10 @@ export class DiskRing<M> {
 
   /** A synchronous read begun at `started` (performance.now()), timed to tell a read from the page cache from one from the disk. */
   private readAtOnce(slot: Slot<M>, bytes: Uint8Array, started: number): RingRecord<M> | undefined {
+    if (this.turnDiskReads === undefined) {
+      this.turnDiskReads = this.diskReads();
+      this.inThisTurn();
+    }
     try {
       if (readSync(this.fd!, bytes, 0, slot.length, slot.offset) !== slot.length) throw new Error('short read');
     } catch {
@@ -173,10 +199,15 @@ export class DiskRing<M> {
     }
     this.counts.syncReads++;
     const done = performance.now();
-    const slow = done - started > this.slowReadMs * Math.ceil(slot.length / SLOW_READ_UNIT);
-    if (slow) {
-      this.counts.slowReads++;
-      this.coolUntil = done + this.coolMs;
+    let slow = false;
+    if (done - started > this.slowReadMs * Math.ceil(slot.length / SLOW_READ_UNIT)) {
+      const diskReads = this.diskReads();
+      slow = diskReads !== this.turnDiskReads;
+      this.turnDiskReads = diskReads;
+      if (slow) {
+        this.counts.slowReads++;
+        this.coolUntil = done + this.coolMs;
+      }
     }
     return { bytes, meta: slot.meta, slow };
   }
@@ -187,10 +218,7 @@ export class DiskRing<M> {
     if (at + length > SLAB_BYTES) return Buffer.allocUnsafeSlow(length);
     this.slab ??= Buffer.allocUnsafeSlow(SLAB_BYTES);
     this.slabUsed = at + ((length + 7) & ~7);
-    if (!this.slabTurnScheduled) {
-      this.slabTurnScheduled = true;
-      setImmediate(this.nextTurn);
-    }
+    this.inThisTurn();
     return this.slab.subarray(at, at + length);
   }
 

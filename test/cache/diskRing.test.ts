@@ -12,8 +12,14 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 /** A record of `length` bytes, each the key's number: an overwrite or a mix-up shows in any byte. */
 const bytesOf = (key: number, length: number): Uint8Array => Buffer.alloc(length, key & 0xff);
 
-const ring = (capacityBytes: number, o: { slowReadMs?: number; coolMs?: number } = {}): DiskRing<number> =>
+const ring = (capacityBytes: number, o: { slowReadMs?: number; coolMs?: number; diskReads?: () => number } = {}): DiskRing<number> =>
   new DiskRing<number>({ dir, capacityBytes, slowReadMs: Infinity, ...o });
+
+/** A count of reads from the disk that moves at every look: every slow read then waited for the disk. */
+const movingCount = (): (() => number) => {
+  let n = 0;
+  return () => n++;
+};
 
 /** The record get() finds at once (a test of the synchronous path fails on a promise). */
 function now(r: DiskRing<number>, key: number): RingRecord<number> | undefined {
@@ -107,7 +113,7 @@ describe('DiskRing', () => {
 
   it("after a slow read, reads go through libuv's threads for a while, then at once again", async () => {
     // Every read is "slow" (over -1 ms): the next reads, for the next 50 ms, are made on libuv's threads.
-    const r = ring(1000, { slowReadMs: -1, coolMs: 50 });
+    const r = ring(1000, { slowReadMs: -1, coolMs: 50, diskReads: movingCount() });
     r.put('1', bytesOf(1, 10), 1);
     await r.settled();
     assert.deepEqual(now(r, 1)?.bytes, bytesOf(1, 10));
@@ -121,8 +127,21 @@ describe('DiskRing', () => {
     await r.close();
   });
 
+  it('a slow read during which the process read nothing from a disk (the machine paused it) leaves reads at once', async () => {
+    let looks = 0;
+    const r = ring(1000, { slowReadMs: -1, coolMs: 60_000, diskReads: () => (looks++, 7) });
+    r.put('1', bytesOf(1, 10), 1);
+    await r.settled();
+    for (let i = 0; i < 3; i++) assert.deepEqual(now(r, 1)?.bytes, bytesOf(1, 10), `read ${i} at once`);
+    assert.equal(r.counts.slowReads, 0);
+    assert.equal(r.counts.asyncReads, 0);
+    // Once at the turn's first read, and once after each (slow) read.
+    assert.equal(looks, 4);
+    await r.close();
+  });
+
   it('drops a threaded read whose record was overwritten before the read completed', async () => {
-    const r = ring(100, { slowReadMs: -1, coolMs: 60_000 });
+    const r = ring(100, { slowReadMs: -1, coolMs: 60_000, diskReads: movingCount() });
     r.put('1', bytesOf(1, 50), 1);
     await r.settled();
     now(r, 1);
@@ -206,7 +225,7 @@ describe('DiskRing, synchronous use', () => {
   });
 
   it('readNow answers nothing while reads go through libuv’s threads', async () => {
-    const r = ring(1000, { slowReadMs: -1, coolMs: 60_000 });
+    const r = ring(1000, { slowReadMs: -1, coolMs: 60_000, diskReads: movingCount() });
     r.putNow('1', bytesOf(1, 10), 1);
     assert.ok(r.readNow('1', (length) => Buffer.alloc(length)), 'the first read, at once, is "slow"');
     assert.equal(r.readNow('1', (length) => Buffer.alloc(length)), undefined);

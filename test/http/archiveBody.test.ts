@@ -103,7 +103,10 @@ test('entries kept as copies are read back; once copies come from the disk, the 
   // No read counts as one from the disk, however long the machine takes.
   const fast = await copiesIn(new DiskRing<BodyCopyMeta>({ dir: tmp.dir, capacityBytes: 8 << 20, slowReadMs: 60_000 }));
   // Every read counts as one from the disk, and none sends the next to libuv's threads.
-  const slow = await copiesIn(new DiskRing<BodyCopyMeta>({ dir: tmp.dir, capacityBytes: 8 << 20, slowReadMs: -1, coolMs: 0 }));
+  let diskReads = 0;
+  const slow = await copiesIn(
+    new DiskRing<BodyCopyMeta>({ dir: tmp.dir, capacityBytes: 8 << 20, slowReadMs: -1, coolMs: 0, diskReads: () => diskReads++ }),
+  );
   try {
     for (const { copies, bodies } of [fast, slow]) {
       assert.ok((await drain(archiveBody(store, plan, copies))).equals(rendered), 'rendered and kept');
