@@ -140,6 +140,20 @@ describe('DiskRing', () => {
     await r.close();
   });
 
+  it('after a read from the disk, reads its file back whole in the background, at most once in 10 s', async () => {
+    const r = ring(1 << 22, { slowReadMs: -1, coolMs: 0, diskReads: movingCount() });
+    for (let k = 0; k < 30; k++) r.put(String(k), bytesOf(k, 100_000), k);
+    await r.settled();
+    assert.deepEqual(r.rewarms, { passes: 0, bytes: 0 });
+    assert.deepEqual(now(r, 3)?.bytes, bytesOf(3, 100_000));
+    await r.settled();
+    assert.deepEqual(r.rewarms, { passes: 1, bytes: 30 * 100_000 }, 'every byte written, once');
+    assert.deepEqual(now(r, 4)?.bytes, bytesOf(4, 100_000));
+    await r.settled();
+    assert.equal(r.rewarms.passes, 1, 'not again within 10 s');
+    await r.close();
+  });
+
   it('drops a threaded read whose record was overwritten before the read completed', async () => {
     const r = ring(100, { slowReadMs: -1, coolMs: 60_000, diskReads: movingCount() });
     r.put('1', bytesOf(1, 50), 1);
