@@ -29,10 +29,11 @@
  * host does), which the threads would not have avoided.
  *
  * A read from the disk also means the OS has let go of more of the file (a
- * host that pages out idle memory lets go of whole regions): the ring then
- * reads its file once from start to end on a libuv thread, 1 MB at a time,
- * so that the pages come back at the disk's sequential speed (456 MB/s on the
- * project's virtual machine) rather than a record at a time (9–15 MB/s).
+ * host that pages out idle memory lets go of whole regions): a ring made with
+ * `rewarm` then reads its file once from start to end on a libuv thread, 1 MB
+ * at a time, at most once a minute (the host's idle age), so that the pages
+ * come back at the disk's sequential speed (456 MB/s on the project's virtual
+ * machine) rather than a record at a time (9–15 MB/s).
  *
  * Writes are asynchronous (no answer waits for one) and a record becomes
  * readable once its write has completed, except for bytes that do not outlive
@@ -61,10 +62,12 @@ export interface DiskRingOptions {
    * of the event loop in which a read is made at once, and again after a slow one.
    */
   readonly diskReads?: () => number;
+  /** Read the whole file back after a read from the disk (default no). */
+  readonly rewarm?: boolean;
 }
 
 /** The file is read back whole at most once in this long, ms. */
-const REWARM_EVERY_MS = 10_000;
+const REWARM_EVERY_MS = 60_000;
 /** The size of each read of that pass. */
 const REWARM_CHUNK = 1 << 20;
 
@@ -128,6 +131,7 @@ export class DiskRing<M> {
   /** Passes that read the file back whole after a read from the disk, and their bytes (for the tests). */
   readonly rewarms = { passes: 0, bytes: 0 };
   private rewarmStarted = -Infinity;
+  private readonly rewarmAfterDiskRead: boolean;
   /** The end of the furthest record written: what a pass reads back. */
   private extent = 0;
 
@@ -136,6 +140,7 @@ export class DiskRing<M> {
     this.slowReadMs = options.slowReadMs ?? 1;
     this.coolMs = options.coolMs ?? 250;
     this.diskReads = options.diskReads ?? (() => process.resourceUsage().fsRead);
+    this.rewarmAfterDiskRead = options.rewarm === true;
     const path = join(options.dir, `.forecastd-copies-${process.pid}-${randomBytes(6).toString('hex')}`);
     this.fd = openSync(path, 'wx+', 0o600);
     unlinkSync(path);
@@ -223,7 +228,7 @@ export class DiskRing<M> {
       if (slow) {
         this.counts.slowReads++;
         this.coolUntil = done + this.coolMs;
-        if (done - this.rewarmStarted > REWARM_EVERY_MS) this.rewarm(done);
+        if (this.rewarmAfterDiskRead && done - this.rewarmStarted > REWARM_EVERY_MS) this.rewarm(done);
       }
     }
     return { bytes, meta: slot.meta, slow };
