@@ -27,13 +27,6 @@ import { BodyKey } from './bodyKey.js';
  */
 export const READ_AHEAD = 4;
 
-/**
- * Kept entries read one after the other from the disk, not the OS's memory, after which the rest of an
- * archive is rendered: from the disk of a virtual machine, a whole-run file takes longer to read than to
- * render. One slow read alone may be the machine pausing the process.
- */
-export const SLOW_COPIES_IN_A_ROW = 2;
-
 /** Where an archive finds and keeps its entries: the rendered answers (BodyCache), keyed as single downloads. */
 export interface EntryCopies {
   entry(key: string): EntryCopy | undefined;
@@ -60,9 +53,10 @@ async function* entries(store: Store, plan: ArchivePlan, copies: EntryCopies | u
   const written: (ZipEntry & { offset: number })[] = [];
   const sink = new ByteSink(512 * 1024);
   let offset = 0;
-  // Cleared once kept entries come from the disk: the rest are rendered, and not kept either.
+  // Cleared once a kept entry came from the disk (the ring tells a disk read from a pause of the process):
+  // from a virtual machine's disk a whole-run file takes longer to read than to render, so the rest are
+  // rendered, and not kept either.
   let useCopies = copies !== undefined;
-  let slowInARow = 0;
 
   // Read from the store, not the read model: a download of every site would push the hot runs out of its cache.
   const source = async (version: RunVersion): Promise<Source> => {
@@ -74,8 +68,7 @@ async function* entries(store: Store, plan: ArchivePlan, copies: EntryCopies | u
     if (farm === undefined) return { run, from, to };
     const key = new BodyKey({ farm, run, issueMs: plan.issueMs, elements: plan.elements, from, to }, true, 0, 0).text;
     const copy = copies!.entry(key);
-    if (copy !== undefined) slowInARow = copy.slow ? slowInARow + 1 : 0;
-    if (slowInARow >= SLOW_COPIES_IN_A_ROW) useCopies = false;
+    if (copy?.slow === true) useCopies = false;
     return { run, from, to, key, copy };
   };
 

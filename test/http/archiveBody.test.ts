@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Readable } from 'node:stream';
 import { DiskRing } from '../../src/cache/diskRing.js';
-import { archiveBody, READ_AHEAD, SLOW_COPIES_IN_A_ROW, type EntryCopies } from '../../src/http/archiveBody.js';
+import { archiveBody, READ_AHEAD, type EntryCopies } from '../../src/http/archiveBody.js';
 import { BodyCache, type BodyCopyMeta } from '../../src/http/bodyCache.js';
 import { planArchive, type ArchivePlan } from '../../src/query/archivePlan.js';
 import { EVERY_SITE } from '../../src/query/scope.js';
@@ -97,7 +97,7 @@ async function copiesIn(ring: DiskRing<BodyCopyMeta>): Promise<{ copies: EntryCo
   return { copies, bodies };
 }
 
-test('entries kept as copies are read back; once copies come from the disk, the rest are rendered; the same bytes', async () => {
+test('entries kept as copies are read back; once a copy comes from the disk, the rest are rendered; the same bytes', async () => {
   const tmp = tempDir('forecastd-entries-');
   const rendered = await drain(archiveBody(store, plan));
   // No read counts as one from the disk, however long the machine takes.
@@ -115,7 +115,7 @@ test('entries kept as copies are read back; once copies come from the disk, the 
       assert.ok((await drain(archiveBody(store, plan, copies))).equals(rendered), 'read back');
     }
     assert.equal(fast.bodies.diskStats()!.counts.syncReads, SITES.length, 'every entry read back');
-    assert.equal(slow.bodies.diskStats()!.counts.syncReads, SLOW_COPIES_IN_A_ROW, 'the first entries read back, the rest rendered');
+    assert.equal(slow.bodies.diskStats()!.counts.syncReads, 1, 'the first entry read back, the rest rendered');
   } finally {
     await fast.bodies.close();
     await slow.bodies.close();
