@@ -162,12 +162,13 @@ export class SeriesView {
     private readonly bitmaps: (Uint8Array | undefined)[],
     /**
      * Scaled columns: where column e's chunk lengths (varints, checked by
-     * parse) begin in the blob, at [2e], and where its first chunk begins, at
-     * [2e + 1]. A chunk is found by summing the lengths before it, rather than
-     * kept as an offset per chunk: for a cached run that array was 1 KB of
-     * its 15 KB.
+     * parse) begin in the blob, at [e]. A chunk is found by summing the lengths
+     * before it, rather than kept as an offset per chunk: for a cached run that
+     * array was 1 KB of its 15 KB.
      */
-    private readonly columns: Int32Array,
+    private readonly lengthsAt: Int32Array,
+    /** Scaled columns: where column e's first chunk begins in the blob, at [e]. */
+    private readonly chunksAt: Int32Array,
     /** Raw columns: the values. */
     private readonly raws: (Float64Array | undefined)[],
     private readonly buf: Uint8Array,
@@ -188,23 +189,27 @@ export class SeriesView {
       for (let e = 0; e < ELEMENT_COUNT; e++) bitmaps.push(hasMissing[e] ? r.bytes((n + 7) >> 3) : undefined);
     }
     const chunks = Math.ceil(n / CHUNK);
-    // One array for all columns: each typed array costs an allocation of its own, which dominated parsing.
-    // First where each column's chunk lengths are and (for now, in [2e + 1]) their sum.
-    const columns = new Int32Array(2 * ELEMENT_COUNT);
+    // First where each column's chunk lengths are and (for now, in chunksAt) their sum. Two arrays of
+    // ELEMENT_COUNT 32-bit numbers, 64 bytes each: V8 keeps a typed array of at most 64 bytes in its heap, and a
+    // larger one (one array of both, as before) gets an ArrayBuffer of its own, which every scavenge sweeps.
+    // Under mixed load at 10,000 sites, a run read from its copy per answer, that sweep was half of each
+    // scavenge's pause (docs/performance.md, "What each design choice buys").
+    const lengthsAt = new Int32Array(ELEMENT_COUNT);
+    const chunksAt = new Int32Array(ELEMENT_COUNT);
     for (let e = 0; e < ELEMENT_COUNT; e++) {
-      columns[2 * e] = r.pos;
+      lengthsAt[e] = r.pos;
       let sum = 0;
       if (modes[e] === MODE_SCALED) for (let c = 0; c < chunks; c++) sum += r.varint();
       // Checked before it is stored: a damaged length could exceed what an Int32Array holds.
       if (sum > r.end) truncated();
-      columns[2 * e + 1] = sum;
+      chunksAt[e] = sum;
     }
     const raws = modes.includes(MODE_RAW) ? [] : (NO_COLUMNS as (Float64Array | undefined)[]);
     let at = r.pos;
     for (let e = 0; e < ELEMENT_COUNT; e++) {
       let raw: Float64Array | undefined;
-      const length = columns[2 * e + 1]!;
-      columns[2 * e + 1] = at;
+      const length = chunksAt[e]!;
+      chunksAt[e] = at;
       if (modes[e] === MODE_SCALED) {
         at += length;
         if (at > r.end) truncated();
@@ -218,7 +223,7 @@ export class SeriesView {
       if (raws !== NO_COLUMNS) raws.push(raw);
     }
     if (at + (format === FORMAT_V3 ? TAIL_PADDING : 0) !== r.end) throw new Error('series blob has the wrong length');
-    return new SeriesView(format, steps, modes, decimals, bitmaps, columns, raws, r.buf);
+    return new SeriesView(format, steps, modes, decimals, bitmaps, lengthsAt, chunksAt, raws, r.buf);
   }
 
   /** A view over an already decoded series (older blob formats): every column raw. */
@@ -231,6 +236,7 @@ export class SeriesView {
       modes,
       new Uint8Array(ELEMENT_COUNT),
       NO_COLUMNS as undefined[],
+      new Int32Array(0),
       new Int32Array(0),
       raws,
       new Uint8Array(0),
@@ -247,7 +253,7 @@ export class SeriesView {
    * steps of its own and the raw columns. Everything of size that the view holds.
    */
   get footprint(): number {
-    let bytes = align8(this.buf.length) + align8(4 * this.columns.length);
+    let bytes = align8(this.buf.length) + 2 * align8(4 * this.lengthsAt.length);
     if (this.steps.buffer !== GRID.buffer) bytes += align8(2 * this.steps.length);
     for (const raw of this.raws) if (raw !== undefined) bytes += 8 * raw.length;
     return bytes;
@@ -263,9 +269,12 @@ export class SeriesView {
     const buf = target.subarray(0, this.buf.length);
     buf.set(this.buf);
     let at = align8(this.buf.length);
-    const columns = new Int32Array(target.buffer, target.byteOffset + at, this.columns.length);
-    columns.set(this.columns);
-    at += align8(4 * columns.length);
+    const lengthsAt = new Int32Array(target.buffer, target.byteOffset + at, this.lengthsAt.length);
+    lengthsAt.set(this.lengthsAt);
+    at += align8(4 * lengthsAt.length);
+    const chunksAt = new Int32Array(target.buffer, target.byteOffset + at, this.chunksAt.length);
+    chunksAt.set(this.chunksAt);
+    at += align8(4 * chunksAt.length);
     let steps = this.steps;
     if (steps.buffer !== GRID.buffer) {
       steps = new Uint16Array(target.buffer, target.byteOffset + at, this.steps.length);
@@ -292,7 +301,7 @@ export class SeriesView {
       // A bitmap lies in the blob: the same place in the copy.
       for (const b of this.bitmaps) bitmaps.push(b && buf.subarray(b.byteOffset - this.buf.byteOffset, b.byteOffset - this.buf.byteOffset + b.length));
     }
-    return new SeriesView(this.format, steps, this.modes, this.decimals, bitmaps, columns, raws, buf);
+    return new SeriesView(this.format, steps, this.modes, this.decimals, bitmaps, lengthsAt, chunksAt, raws, buf);
   }
 
   /** The scaled integers of column e for records [from, to) into out[0 ...], NaN where missing. */
@@ -301,8 +310,8 @@ export class SeriesView {
     const buf = this.buf;
     const last = Math.min(to, this.steps.length);
     // The chunk lengths were checked by parse(): they are read here without bounds.
-    let lengthAt = this.columns[2 * e]!;
-    let pos = this.columns[2 * e + 1]!;
+    let lengthAt = this.lengthsAt[e]!;
+    let pos = this.chunksAt[e]!;
     const first = (from / CHUNK) | 0;
     for (let c = 0; c < first; c++) {
       pos += readVarint(buf, lengthAt, buf.length);
@@ -396,8 +405,8 @@ export class SeriesView {
     const lengths = new ByteReader(this.buf, 0);
     for (let e = 0; e < ELEMENT_COUNT; e++) {
       if (this.modes[e] !== MODE_SCALED) continue;
-      lengths.pos = this.columns[2 * e]!;
-      for (let c = 0, at = this.columns[2 * e + 1]!; c < chunks; c++) {
+      lengths.pos = this.lengthsAt[e]!;
+      for (let c = 0, at = this.chunksAt[e]!; c < chunks; c++) {
         const len = lengths.varint();
         if (len > 0) counts[this.buf[at]! >> 5]!++;
         at += len;

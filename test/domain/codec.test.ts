@@ -190,6 +190,22 @@ describe('series steps', () => {
   });
 });
 
+describe('a view over a stored blob', () => {
+  it('is made without memory outside the heap: no ArrayBuffer of its own, which every scavenge would sweep', () => {
+    const steps = Array.from({ length: MAX_STEP + 1 }, (_, k) => k);
+    const blob = encodeSeries(series(steps, (i, e) => Number((e * 10 + 20 + Math.sin(i / 9) * 5).toFixed(1))));
+    const count = 20_000;
+    const before = process.memoryUsage().arrayBuffers;
+    const views = Array.from({ length: count }, () => openSeries(blob));
+    const grown = process.memoryUsage().arrayBuffers - before;
+    // An ArrayBuffer of even 32 bytes per view would be 640 KB.
+    assert.ok(grown < count * 16, `${count} views took ${grown} bytes outside the heap`);
+    const out = new Float64Array(10);
+    views[count - 1]!.values(3, 100, 110, out);
+    assert.deepEqual([...out], steps.slice(100, 110).map((i) => Number((50 + Math.sin(i / 9) * 5).toFixed(1))));
+  });
+});
+
 describe('a view copied into memory of its own', () => {
   it('decodes like the original once the original buffer is overwritten, for any series and offset (property)', () => {
     fc.assert(
