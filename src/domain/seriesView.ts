@@ -190,10 +190,10 @@ export class SeriesView {
     }
     const chunks = Math.ceil(n / CHUNK);
     // First where each column's chunk lengths are and (for now, in chunksAt) their sum. Two arrays of
-    // ELEMENT_COUNT 32-bit numbers, 64 bytes each: V8 keeps a typed array of at most 64 bytes in its heap, and a
-    // larger one (one array of both, as before) gets an ArrayBuffer of its own, which every scavenge sweeps.
-    // Under mixed load at 10,000 sites, a run read from its copy per answer, that sweep was half of each
-    // scavenge's pause (docs/performance.md, "What each design choice buys").
+    // ELEMENT_COUNT 32-bit numbers, 64 bytes each, not one of 128: V8 keeps a typed array of at most 64 bytes in
+    // its heap, and gives a larger one an ArrayBuffer of its own, which every scavenge sweeps. Under mixed load
+    // at 10,000 sites a view is made for most answers, and that sweep was half of each scavenge's pause
+    // (docs/performance.md, "What each design choice buys").
     const lengthsAt = new Int32Array(ELEMENT_COUNT);
     const chunksAt = new Int32Array(ELEMENT_COUNT);
     for (let e = 0; e < ELEMENT_COUNT; e++) {
@@ -253,7 +253,7 @@ export class SeriesView {
    * steps of its own and the raw columns. Everything of size that the view holds.
    */
   get footprint(): number {
-    let bytes = align8(this.buf.length) + 2 * align8(4 * this.lengthsAt.length);
+    let bytes = align8(this.buf.length) + align8(4 * this.lengthsAt.length) + align8(4 * this.chunksAt.length);
     if (this.steps.buffer !== GRID.buffer) bytes += align8(2 * this.steps.length);
     for (const raw of this.raws) if (raw !== undefined) bytes += 8 * raw.length;
     return bytes;
