@@ -280,15 +280,22 @@ export class DiskRing<M> {
     });
   }
 
-  /** Keeps bytes under key (replacing what it held); readable once written. Bytes must not change meanwhile. */
-  put(key: string, bytes: Uint8Array, meta: M): void {
+  /**
+   * Keeps bytes under key (replacing what it held); readable once written. Bytes must not change until
+   * `done` is called (at once when nothing is written, else once the write has ended, however it ended).
+   */
+  put(key: string, bytes: Uint8Array, meta: M, done?: () => void): void {
     const slot = this.place(key, bytes.length, meta);
-    if (slot === undefined) return;
+    if (slot === undefined) {
+      done?.();
+      return;
+    }
     const length = slot.length;
     this.pending.set(key, slot);
     this.io++;
     write(this.fd!, bytes, 0, length, slot.offset, (err, n) => {
       this.ioDone();
+      done?.();
       if (slot.gone) return;
       this.pending.delete(key);
       if (err !== null || n !== length) {

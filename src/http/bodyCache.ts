@@ -43,10 +43,12 @@ export type BodyCopyMeta = number | undefined;
 
 /** A whole-run CSV file for a bulk download's entry, found kept: bytes of its own, and their CRC-32 if known. */
 export interface EntryCopy {
+  /** In a pooled buffer: release() hands it back once nothing reads it any more. */
   readonly bytes: Buffer;
   readonly crc32: number | undefined;
   /** Read from the disk, not from memory: slower than rendering. */
   readonly slow: boolean;
+  release(): void;
 }
 
 /** A copy in memory of its own (never a slice of Node's shared pool), so that it can be handed back alone. */
@@ -246,19 +248,27 @@ export class BodyCache {
    */
   entry(key: string): EntryCopy | undefined {
     const kept = this.lru.peek(key);
-    if (kept !== undefined && kept.identity.length > 0) return { bytes: Buffer.from(kept.identity), crc32: undefined, slow: false };
-    const copy = this.disk?.readNow(key, (length) => Buffer.allocUnsafeSlow(length));
-    return copy && { bytes: copy.bytes as Buffer, crc32: copy.meta, slow: copy.slow === true };
+    if (kept !== undefined && kept.identity.length > 0) {
+      const lease = this.pool.copyOf(kept.identity);
+      return { bytes: lease.bytes, crc32: undefined, slow: false, release: lease.release };
+    }
+    let lease: Lease | undefined;
+    const copy = this.disk?.readNow(key, (length) => (lease = this.pool.lease(length)).bytes);
+    if (copy === undefined) {
+      lease?.release();
+      return undefined;
+    }
+    return { bytes: lease!.bytes, crc32: copy.meta, slow: copy.slow === true, release: lease!.release };
   }
 
   /**
    * Keeps a bulk download's rendered entry as a copy on disk under the key of its single download, unless one
    * is kept: the many customers of a provider download the same run's archive within minutes of each other.
-   * The bytes must not change until written.
+   * The bytes must not change until `done` is called (at once when nothing is kept).
    */
-  keepEntry(key: string, bytes: Buffer, crc32: number): void {
-    if (this.disk === undefined || this.disk.has(key) || this.lru.peek(key) !== undefined) return;
-    this.disk.put(key, bytes, crc32);
+  keepEntry(key: string, bytes: Buffer, crc32: number, done: () => void = () => undefined): void {
+    if (this.disk === undefined || this.disk.has(key) || this.lru.peek(key) !== undefined) return done();
+    this.disk.put(key, bytes, crc32, done);
   }
 
   /** The copies on disk, if any: what they hold and how they were read (for /metrics). */

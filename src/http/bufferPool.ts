@@ -15,6 +15,8 @@ export interface Lease {
 
 export class BufferPool {
   private readonly free: Buffer[][] = Array.from({ length: MAX_CLASS + 1 }, () => []);
+  /** Buffers made rather than reused (for the tests: a pool that is handed its buffers back stops making them). */
+  made = 0;
 
   /** A buffer holding a copy of src, and how to give it back. */
   copyOf(src: Uint8Array): Lease {
@@ -29,15 +31,33 @@ export class BufferPool {
     while (1 << cls < len) cls++;
     if (cls > MAX_CLASS) return { bytes: Buffer.allocUnsafe(len), release: () => undefined };
     const list = this.free[cls]!;
-    const whole = list.pop() ?? Buffer.allocUnsafeSlow(1 << cls);
+    let whole = list.pop();
+    if (whole === undefined) {
+      whole = Buffer.allocUnsafeSlow(1 << cls);
+      this.made++;
+    }
     let released = false;
     return {
       bytes: whole.subarray(0, len),
       release: () => {
         if (released) return;
         released = true;
-        if (list.length < KEEP_PER_CLASS) list.push(whole);
+        if (list.length < KEEP_PER_CLASS) list.push(whole!);
       },
     };
   }
+}
+
+/**
+ * A lease with several holders (a socket sending its bytes and a disk write keeping them): the buffer goes
+ * back once each holder has called its release.
+ */
+export function shared(lease: Lease, holders: number): Lease {
+  let left = holders;
+  return {
+    bytes: lease.bytes,
+    release: () => {
+      if (--left === 0) lease.release();
+    },
+  };
 }

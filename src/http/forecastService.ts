@@ -137,7 +137,7 @@ export class ForecastService {
   /** A bulk download's entries, found and kept as the rendered answers of the single downloads they equal. */
   readonly entryCopies: EntryCopies = {
     entry: (key) => this.bodies.entry(key),
-    keepEntry: (key, bytes, crc32) => this.bodies.keepEntry(key, bytes, crc32),
+    keepEntry: (key, bytes, crc32, done) => this.bodies.keepEntry(key, bytes, crc32, done),
     farm: (farmId) => this.reads.getFarm(farmId),
   };
   /** Why copies on local disk could not be made (the server runs without them), if so. */

@@ -2,13 +2,16 @@
  * The bulk download's body on a real store: runs are read ahead of the entry being rendered, the bytes are
  * those of reading one run at a time, and a failed read ends the stream with its error (never an
  * unhandled rejection of a read asked ahead); entries kept as copies on disk are read back, until one is
- * slower than rendering.
+ * slower than rendering; entries' buffers are reused once the socket and the disk write have taken them,
+ * never before, also over a real port to a client that reads slowly.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Readable } from 'node:stream';
+import { createServer, get as httpGet, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { DiskRing } from '../../src/cache/diskRing.js';
-import { archiveBody, READ_AHEAD, type EntryCopies } from '../../src/http/archiveBody.js';
+import { archiveParts, READ_AHEAD, sendArchive, type ArchivePart, type EntryCopies } from '../../src/http/archiveBody.js';
+import { BufferPool } from '../../src/http/bufferPool.js';
 import { BodyCache, type BodyCopyMeta } from '../../src/http/bodyCache.js';
 import { planArchive, type ArchivePlan } from '../../src/query/archivePlan.js';
 import { EVERY_SITE } from '../../src/query/scope.js';
@@ -29,9 +32,13 @@ before(async () => {
 });
 after(() => cleanup());
 
-async function drain(body: Readable): Promise<Buffer> {
+/** The archive's bytes, each part copied and handed back as a socket would take it. */
+async function drain(parts: AsyncIterable<ArchivePart>): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(chunk as Buffer);
+  for await (const part of parts) {
+    chunks.push(Buffer.from(part.bytes));
+    part.release();
+  }
   return Buffer.concat(chunks);
 }
 
@@ -53,7 +60,7 @@ test('runs are read ahead of the entry being written, and the archive is the sam
       inFlight--;
     }
   });
-  const body = await drain(archiveBody(ahead, plan));
+  const body = await drain(archiveParts(ahead, plan));
   assert.equal(most, READ_AHEAD);
   assert.deepEqual(asked, plan.runs.map((r) => r.farmId), 'each run read once, in the archive order');
   // Reads that cannot overlap give the same archive.
@@ -63,7 +70,7 @@ test('runs are read ahead of the entry being written, and the archive is the sam
     previous = read.catch(() => undefined);
     return read;
   });
-  assert.ok(body.equals(await drain(archiveBody(oneAtATime, plan))));
+  assert.ok(body.equals(await drain(archiveParts(oneAtATime, plan))));
 });
 
 test('a failed read ends the archive with its error; the reads asked ahead of it are not unhandled rejections', async () => {
@@ -77,7 +84,7 @@ test('a failed read ends the archive with its error; the reads asked ahead of it
       if (farmId >= failing) throw new Error(`store unavailable reading ${farmId}`);
       return store.getRun(farmId, issue);
     });
-    await assert.rejects(drain(archiveBody(broken, plan)), /store unavailable reading WF_2\b/);
+    await assert.rejects(drain(archiveParts(broken, plan)), /store unavailable reading WF_2\b/);
     await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(unhandled, []);
   } finally {
@@ -91,7 +98,7 @@ async function copiesIn(ring: DiskRing<BodyCopyMeta>): Promise<{ copies: EntryCo
   const farms = new Map((await store.listFarms(0, 100)).items.map((f) => [f.farmId, f]));
   const copies: EntryCopies = {
     entry: (key) => bodies.entry(key),
-    keepEntry: (key, bytes, crc) => bodies.keepEntry(key, bytes, crc),
+    keepEntry: (key, bytes, crc, done) => bodies.keepEntry(key, bytes, crc, done),
     farm: (farmId) => farms.get(farmId),
   };
   return { copies, bodies };
@@ -99,7 +106,7 @@ async function copiesIn(ring: DiskRing<BodyCopyMeta>): Promise<{ copies: EntryCo
 
 test('entries kept as copies are read back; once a copy comes from the disk, the rest are rendered; the same bytes', async () => {
   const tmp = tempDir('forecastd-entries-');
-  const rendered = await drain(archiveBody(store, plan));
+  const rendered = await drain(archiveParts(store, plan));
   // No read counts as one from the disk, however long the machine takes.
   const fast = await copiesIn(new DiskRing<BodyCopyMeta>({ dir: tmp.dir, capacityBytes: 8 << 20, slowReadMs: 60_000 }));
   // Every read counts as one from the disk, and none sends the next to libuv's threads.
@@ -109,10 +116,10 @@ test('entries kept as copies are read back; once a copy comes from the disk, the
   );
   try {
     for (const { copies, bodies } of [fast, slow]) {
-      assert.ok((await drain(archiveBody(store, plan, copies))).equals(rendered), 'rendered and kept');
+      assert.ok((await drain(archiveParts(store, plan, copies))).equals(rendered), 'rendered and kept');
       await bodies.diskSettled();
       assert.ok(bodies.diskStats()!.bytes > 0, 'entries kept');
-      assert.ok((await drain(archiveBody(store, plan, copies))).equals(rendered), 'read back');
+      assert.ok((await drain(archiveParts(store, plan, copies))).equals(rendered), 'read back');
     }
     assert.equal(fast.bodies.diskStats()!.counts.syncReads, SITES.length, 'every entry read back');
     assert.equal(slow.bodies.diskStats()!.counts.syncReads, 1, 'the first entry read back, the rest rendered');
@@ -120,5 +127,100 @@ test('entries kept as copies are read back; once a copy comes from the disk, the
     await fast.bodies.close();
     await slow.bodies.close();
     tmp.cleanup();
+  }
+});
+
+test("entries' buffers go back to the pool once taken and are reused, so an archive makes only a few", async () => {
+  const pool = new BufferPool();
+  const rendered = await drain(archiveParts(store, plan));
+  assert.ok((await drain(archiveParts(store, plan, undefined, pool))).equals(rendered));
+  assert.ok(pool.made <= 2, `${pool.made} buffers made for ${SITES.length} entries`);
+});
+
+test('an entry being kept is not reused before its write has ended, however early the socket took it', async () => {
+  const pool = new BufferPool();
+  const farms = new Map((await store.listFarms(0, 100)).items.map((f) => [f.farmId, f]));
+  const held: { bytes: Buffer; was: Buffer; done: () => void }[] = [];
+  const copies: EntryCopies = {
+    entry: () => undefined,
+    // A disk write that ends only when the test says so.
+    keepEntry: (_key, bytes, _crc, done) => void held.push({ bytes, was: Buffer.from(bytes), done }),
+    farm: (farmId) => farms.get(farmId),
+  };
+  const rendered = await drain(archiveParts(store, plan, copies, pool));
+  assert.equal(held.length, SITES.length);
+  for (const h of held) assert.ok(h.bytes.equals(h.was), 'an entry changed before its write ended');
+  assert.equal(pool.made, SITES.length, 'no buffer handed back while its write was under way');
+  for (const h of held) h.done();
+  const made = pool.made;
+  assert.ok((await drain(archiveParts(store, plan, undefined, pool))).equals(rendered));
+  assert.equal(pool.made, made, 'handed back once the writes ended');
+});
+
+test('over a real port, a client that reads slowly gets every byte as written while buffers are reused', async () => {
+  const pool = new BufferPool();
+  const PARTS = 400;
+  const SIZE = 64 * 1024;
+  // Each part filled with its own number: a buffer reused before the socket took it shows as a wrong byte.
+  async function* numbered(): AsyncGenerator<ArchivePart> {
+    for (let i = 0; i < PARTS; i++) {
+      const lease = pool.lease(SIZE);
+      lease.bytes.fill(i & 0xff);
+      yield lease;
+    }
+  }
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/octet-stream' });
+    void sendArchive(numbered(), res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const res = await new Promise<IncomingMessage>((r) => httpGet(`http://127.0.0.1:${port}/`, r));
+    // Not read for a while: the socket's buffers fill and the writer waits for them to drain.
+    res.pause();
+    await new Promise((r) => setTimeout(r, 300));
+    const chunks: Buffer[] = [];
+    for await (const chunk of res) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    assert.equal(body.length, PARTS * SIZE);
+    for (let i = 0; i < PARTS; i++) {
+      const part = body.subarray(i * SIZE, (i + 1) * SIZE);
+      assert.equal(part.indexOf((i & 0xff) ^ 1), -1, `part ${i} holds another part's bytes`);
+      assert.ok(part.every((b) => b === (i & 0xff)), `part ${i} holds another part's bytes`);
+    }
+    assert.ok(pool.made < PARTS / 4, `${pool.made} buffers made for ${PARTS} parts`);
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
+});
+
+test('a client that leaves stops the archive, and every part pulled is handed back', async () => {
+  let pulled = 0;
+  let released = 0;
+  async function* endless(): AsyncGenerator<ArchivePart> {
+    for (;;) {
+      pulled++;
+      yield { bytes: Buffer.alloc(256 * 1024, 7), release: () => void released++ };
+    }
+  }
+  let sent: Promise<void> | undefined;
+  const server = createServer((_req, res) => {
+    res.writeHead(200);
+    sent = sendArchive(endless(), res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const res = await new Promise<IncomingMessage>((r) => httpGet(`http://127.0.0.1:${port}/`, r));
+    await new Promise((r) => res.once('data', r));
+    res.destroy();
+    await sent;
+    assert.ok(pulled > 0 && pulled < 1000, `${pulled} parts pulled`);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(released, pulled, 'every part pulled handed back');
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
   }
 });

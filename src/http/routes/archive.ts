@@ -5,10 +5,11 @@ import type { FastifyInstance } from 'fastify';
 import { scopeOfRequest } from '../../access/principal.js';
 import { planArchive, type ArchivePlan } from '../../query/archivePlan.js';
 import type { Scope } from '../../query/scope.js';
-import { archiveBody } from '../archiveBody.js';
+import { archiveParts, sendArchive } from '../archiveBody.js';
 import { matchesIfNoneMatch } from '../conditional.js';
 import type { AppContext } from '../context.js';
 import type { ForecastService } from '../forecastService.js';
+import { headerList } from '../headerList.js';
 import { ArchiveQuery, responses } from '../schemas.js';
 
 /**
@@ -55,7 +56,15 @@ export function archiveRoute(app: FastifyInstance, ctx: AppContext, forecasts: F
       if (req.method === 'HEAD') return reply.send();
       // The site records the entries' keys are made from (a server's first request may be an archive).
       await forecasts.reads.sync();
-      return reply.send(archiveBody(ctx.store, plan, forecasts.entryCopies));
+      // Written here rather than handed to the framework as a stream, so that each entry's buffer is reused
+      // once the socket has taken it (archiveBody.ts).
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, headerList(reply.getHeaders()));
+      sendArchive(archiveParts(ctx.store, plan, forecasts.entryCopies), res).catch((err: unknown) => {
+        reply.log.error({ err }, 'bulk download cut short');
+        res.destroy();
+      });
     },
   );
 }

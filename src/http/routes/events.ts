@@ -7,6 +7,7 @@ import { CODES } from '../../domain/errors.js';
 import { parseLastEventId } from '../../events/feed.js';
 import { STREAM_HEADERS, type EventStreams } from '../../events/sse.js';
 import { sendError } from '../envelope.js';
+import { headerList } from '../headerList.js';
 import { EventsHeaders, EventsQuery, responses } from '../schemas.js';
 
 /** Seconds a refused client is told to wait: streams free up as clients leave, not by the second. */
@@ -19,20 +20,8 @@ function lastEventIdOf(header: string | undefined, query: string | undefined): n
   return parseLastEventId(text) ?? 'invalid';
 }
 
+/** The stream's own headers come from STREAM_HEADERS. */
 const OWN = new Set(STREAM_HEADERS.filter((_, i) => i % 2 === 0));
-
-/** The answer's headers set so far (rate limit, nosniff), as name, value, … */
-function headerList(headers: Record<string, unknown>): string[] {
-  const out: string[] = [];
-  for (const [name, value] of Object.entries(headers)) {
-    // The stream's own headers come from STREAM_HEADERS; the response adds the request id itself
-    // (src/ops/observedResponse.ts).
-    if (value === undefined || OWN.has(name) || name === 'content-length' || name === 'x-request-id') continue;
-    if (Array.isArray(value)) for (const v of value) out.push(name, String(v));
-    else out.push(name, String(value));
-  }
-  return out;
-}
 
 export function eventsRoute(app: FastifyInstance, streams: EventStreams, leaveInFlight: (res: ServerResponse) => void): void {
   app.get<{ Querystring: Static<typeof EventsQuery>; Headers: Static<typeof EventsHeaders> }>(
@@ -77,7 +66,7 @@ export function eventsRoute(app: FastifyInstance, streams: EventStreams, leaveIn
       const lastEventId = lastEventIdOf(req.headers['last-event-id'], req.query.last_event_id);
       reply.hijack();
       leaveInFlight(reply.raw);
-      streams.stream(req.raw, reply.raw, scope, lastEventId, headerList(reply.getHeaders()), admission.release);
+      streams.stream(req.raw, reply.raw, scope, lastEventId, headerList(reply.getHeaders(), OWN), admission.release);
     },
   );
 }
