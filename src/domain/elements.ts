@@ -46,3 +46,28 @@ const INDEX_BY_NAME: ReadonlyMap<string, number> = new Map(ELEMENT_NAMES.map((n,
 export function elementIndex(name: string): number {
   return INDEX_BY_NAME.get(name) ?? -1;
 }
+
+/** The catalogue's positions by name length, for elementIndexAt. */
+const BY_LENGTH: readonly (readonly number[])[] = (() => {
+  const out: number[][] = [];
+  for (let i = 0; i < ELEMENT_COUNT; i++) (out[ELEMENT_NAMES[i]!.length] ??= []).push(i);
+  for (let n = 0; n < out.length; n++) out[n] ??= [];
+  return out;
+})();
+
+/**
+ * elementIndex of text[start, end), read in place: a query names several fields in one value, and cutting
+ * each name out of it made a string to hash per name.
+ */
+export function elementIndexAt(text: string, start: number, end: number): number {
+  const length = end - start;
+  if (length >= BY_LENGTH.length) return -1;
+  const candidates = BY_LENGTH[length]!;
+  for (let c = 0; c < candidates.length; c++) {
+    const name = ELEMENT_NAMES[candidates[c]!]!;
+    let k = 0;
+    while (k < length && name.charCodeAt(k) === text.charCodeAt(start + k)) k++;
+    if (k === length) return candidates[c]!;
+  }
+  return -1;
+}

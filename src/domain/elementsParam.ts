@@ -1,8 +1,11 @@
 /** The `elements` query parameter: names separated by commas, possibly repeated. */
-import { ELEMENT_COUNT, elementIndex } from './elements.js';
+import { ELEMENT_COUNT, elementIndex, elementIndexAt } from './elements.js';
 import { badParameter } from './errors.js';
 
 export const ALL_ELEMENTS: readonly number[] = Object.freeze(Array.from({ length: ELEMENT_COUNT }, (_, i) => i));
+
+/** A character that trim() keeps at the end of a name: printable ASCII. */
+const isPlain = (c: number): boolean => c > 32 && c < 127;
 
 /** The selection for each set of fields asked (a 15-bit mask): one shared, frozen array per set. */
 const bySet = new Map<number, readonly number[]>();
@@ -14,19 +17,25 @@ const bySet = new Map<number, readonly number[]>();
 export function parseElements(values: readonly string[] | undefined): readonly number[] {
   if (values === undefined) return ALL_ELEMENTS;
   let mask = 0;
-  for (const value of values) {
+  for (let v = 0; v < values.length; v++) {
+    const value = values[v]!;
     for (let at = 0; at <= value.length; ) {
       let comma = value.indexOf(',', at);
       if (comma < 0) comma = value.length;
-      const name = value.slice(at, comma).trim();
-      at = comma + 1;
-      if (name === '') {
-        throw badParameter('Query parameter elements holds an empty field name.');
-      }
-      const i = elementIndex(name);
+      // A name with no space or control character at either end is read in place; any other is trimmed first.
+      const plain = comma > at && isPlain(value.charCodeAt(at)) && isPlain(value.charCodeAt(comma - 1));
+      let i = plain ? elementIndexAt(value, at, comma) : -1;
       if (i < 0) {
-        throw badParameter(`Query parameter elements names an unknown field "${name}"; see /api/v1/elements.`);
+        const name = value.slice(at, comma).trim();
+        if (name === '') {
+          throw badParameter('Query parameter elements holds an empty field name.');
+        }
+        i = elementIndex(name);
+        if (i < 0) {
+          throw badParameter(`Query parameter elements names an unknown field "${name}"; see /api/v1/elements.`);
+        }
       }
+      at = comma + 1;
       mask |= 1 << i;
     }
   }

@@ -48,8 +48,10 @@ export class BodyKey {
   constructor(plan: ForecastPlan, csv: boolean, page: number, size: number) {
     const { run } = plan;
     const site = sitePart(plan.farm);
+    // An index loop: V8 left this for-of as a call of the array iterator per element (0.9 % of a mixed answer).
+    const elements = plan.elements;
     let selection = 0;
-    for (const e of plan.elements) selection |= 1 << e;
+    for (let i = 0; i < elements.length; i++) selection |= 1 << elements[i]!;
     this.site = site.text;
     this.issue = run.issue;
     this.revision = run.revision;
