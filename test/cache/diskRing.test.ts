@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { fstatSync, mkdtempSync, openSync, closeSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -28,7 +28,44 @@ function now(r: DiskRing<number>, key: number): RingRecord<number> | undefined {
   return got;
 }
 
+/** The sizes of this process's unlinked ring files, as the OS holds them (found by their names under /proc/self/fd). */
+function ringFileSizes(): number[] {
+  const sizes: number[] = [];
+  for (const fd of readdirSync('/proc/self/fd')) {
+    let target: string;
+    try {
+      target = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      continue;
+    }
+    if (!target.startsWith(join(dir, '.forecastd-copies-')) || !target.endsWith('(deleted)')) continue;
+    const again = openSync(`/proc/self/fd/${fd}`, 'r');
+    try {
+      sizes.push(fstatSync(again).size);
+    } finally {
+      closeSync(again);
+    }
+  }
+  return sizes;
+}
+
 describe('DiskRing', () => {
+  it('fills its file with zeros a megabyte at a time ahead of the records, never past its capacity', async () => {
+    const MB = 1 << 20;
+    const r = ring(3 * MB + MB / 2);
+    r.putNow('1', bytesOf(1, 100), 1);
+    assert.deepEqual(ringFileSizes(), [MB], 'the first megabyte, before the first record is written');
+    // Records of 400,000 bytes: the third spans the first megabyte's end, and is written after the zeros.
+    for (let k = 2; k <= 4; k++) r.put(String(k), bytesOf(k, 400_000), k);
+    await r.settled();
+    assert.deepEqual(ringFileSizes(), [2 * MB]);
+    for (let k = 2; k <= 4; k++) assert.deepEqual(now(r, k)?.bytes, bytesOf(k, 400_000), `record ${k}`);
+    for (let k = 5; k <= 12; k++) r.putNow(String(k), bytesOf(k, 400_000), k);
+    assert.deepEqual(ringFileSizes(), [3 * MB + MB / 2], 'the last half megabyte, and no further');
+    assert.deepEqual(now(r, 12)?.bytes, bytesOf(12, 400_000), 'after the ring wrapped');
+    await r.close();
+  });
+
   it('leaves no file behind: the file is unlinked as soon as it is made', async () => {
     const r = ring(1000);
     r.put('1', bytesOf(1, 10), 1);
