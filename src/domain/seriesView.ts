@@ -53,8 +53,32 @@ const columnHeads = keepRecent(256, (heads: string) => {
     hasMissing.push((h & 8) !== 0);
     if (modes[e]! > MODE_ALL_MISSING || decimals[e]! > 6) throw new Error('series blob has a bad column head');
   }
-  return { modes, decimals, hasMissing, anyMissing: hasMissing.includes(true) };
+  return { modes, decimals, hasMissing, anyMissing: hasMissing.includes(true), anyRaw: modes.includes(MODE_RAW) };
 });
+type ColumnHeads = ReturnType<typeof columnHeads>;
+/** The heads read last and their bytes: runs one after another mostly have the same, compared without a string. */
+let lastHeads: ColumnHeads | undefined;
+const lastHeadBytes = new Uint8Array(ELEMENT_COUNT);
+
+/** The column heads at r's position, read past. */
+function readColumnHeads(r: ByteReader): ColumnHeads {
+  const at = r.pos;
+  if (lastHeads !== undefined && at + ELEMENT_COUNT <= r.end) {
+    const buf = r.buf;
+    let e = 0;
+    while (e < ELEMENT_COUNT && buf[at + e] === lastHeadBytes[e]) e++;
+    if (e === ELEMENT_COUNT) {
+      r.pos = at + ELEMENT_COUNT;
+      return lastHeads;
+    }
+  }
+  const bytes = r.bytes(ELEMENT_COUNT);
+  const heads = columnHeads(String.fromCharCode.apply(null, bytes as unknown as number[]));
+  lastHeadBytes.set(bytes);
+  lastHeads = heads;
+  return heads;
+}
+
 /** Scratch for decoding steps (parsing is synchronous). */
 const STEPS = new Uint16Array(MAX_STEP + 1);
 
@@ -182,7 +206,7 @@ export class SeriesView {
     const n = r.varint();
     if (n > 1441) throw new Error('series blob claims too many records');
     const steps = format === FORMAT_V3 ? readStepsV3(r, n) : readStepsV2(r, n);
-    const { modes, decimals, hasMissing, anyMissing } = columnHeads(String.fromCharCode.apply(null, r.bytes(ELEMENT_COUNT) as unknown as number[]));
+    const { modes, decimals, hasMissing, anyMissing, anyRaw } = readColumnHeads(r);
     let bitmaps = NO_COLUMNS as (Uint8Array | undefined)[];
     if (anyMissing) {
       bitmaps = [];
@@ -196,15 +220,31 @@ export class SeriesView {
     // (docs/performance.md, "What each design choice buys").
     const lengthsAt = new Int32Array(ELEMENT_COUNT);
     const chunksAt = new Int32Array(ELEMENT_COUNT);
+    const buf = r.buf;
     for (let e = 0; e < ELEMENT_COUNT; e++) {
       lengthsAt[e] = r.pos;
       let sum = 0;
-      if (modes[e] === MODE_SCALED) for (let c = 0; c < chunks; c++) sum += r.varint();
+      if (modes[e] === MODE_SCALED) {
+        // A chunk of 96 values is mostly under 128 bytes: its length one byte, read here without a call.
+        let pos = r.pos;
+        for (let c = 0; c < chunks; c++) {
+          const b = pos < r.end ? buf[pos]! : 128;
+          if (b < 128) {
+            sum += b;
+            pos++;
+          } else {
+            r.pos = pos;
+            sum += r.varint();
+            pos = r.pos;
+          }
+        }
+        r.pos = pos;
+      }
       // Checked before it is stored: a damaged length could exceed what an Int32Array holds.
       if (sum > r.end) truncated();
       chunksAt[e] = sum;
     }
-    const raws = modes.includes(MODE_RAW) ? [] : (NO_COLUMNS as (Float64Array | undefined)[]);
+    const raws = anyRaw ? [] : (NO_COLUMNS as (Float64Array | undefined)[]);
     let at = r.pos;
     for (let e = 0; e < ELEMENT_COUNT; e++) {
       let raw: Float64Array | undefined;

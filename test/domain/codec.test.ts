@@ -204,6 +204,19 @@ describe('a view over a stored blob', () => {
     views[count - 1]!.values(3, 100, 110, out);
     assert.deepEqual([...out], steps.slice(100, 110).map((i) => Number((50 + Math.sin(i / 9) * 5).toFixed(1))));
   });
+
+  it('reads each blob by its own column heads when blobs with different heads are opened in turn', () => {
+    const steps = Array.from({ length: 200 }, (_, k) => k);
+    // Different decimals per column, a missing value in one, and a column of large raw numbers in another.
+    const blobs = [
+      series(steps, (i, e) => Number((e + i / 7).toFixed(1))),
+      series(steps, (i, e) => (e === 3 && i === 5 ? NaN : Number((e * 100 + i / 3).toFixed(3)))),
+      series(steps, (i, e) => (e === 7 ? 1e300 / (i + 1) : i * 1000 + e)),
+    ].map((s) => ({ s, blob: encodeSeries(s) }));
+    for (let round = 0; round < 3; round++) {
+      for (const { s, blob } of [...blobs, ...blobs.slice().reverse()]) assertSameSeries(openSeries(blob).toSeries(), s);
+    }
+  });
 });
 
 describe('a view copied into memory of its own', () => {
