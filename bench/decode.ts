@@ -4,7 +4,8 @@
  * for random pages (48 records of 6 random columns, decoded from the start of
  * their chunks as the server does), with the figures of a plain copy of the same
  * numbers from a Float64Array as the ceiling. Every page is checked against the
- * whole-column decode.
+ * whole-column decode. Also the time to open a run (parse its blob into a view), as the server opens a
+ * copy it has just read into a buffer.
  */
 import Database from 'better-sqlite3';
 import { openSeries } from '../src/domain/codec.js';
@@ -19,10 +20,11 @@ const ROUNDS = 3;
 
 const path = await benchStore(SITES, RUNS);
 const db = new Database(path, { readonly: true });
-const views: SeriesView[] = db
+const blobs = db
   .prepare<[], { series: Buffer }>('SELECT series FROM runs')
   .all()
-  .map((r) => openSeries(r.series));
+  .map((r) => r.series);
+const views: SeriesView[] = blobs.map((b) => openSeries(b));
 db.close();
 const decoded = views.map((v) => v.toSeries());
 
@@ -57,6 +59,23 @@ const copies = (): number => {
   return pages.length * 6 * 48;
 };
 
+// Opening a run as the server opens a copy read from disk: its bytes copied into a buffer in use, then parsed.
+const scratch = new Uint8Array(1 << 20);
+const opened = Array.from({ length: 100_000 }, () => random(blobs.length));
+const copyRuns = (): number => {
+  for (const i of opened) scratch.set(blobs[i]!);
+  return opened.length;
+};
+const copyAndParse = (): number => {
+  let n = 0;
+  for (const i of opened) {
+    const b = blobs[i]!;
+    scratch.set(b);
+    n += openSeries(scratch.subarray(0, b.length)).length > 0 ? 1 : 0;
+  }
+  return n;
+};
+
 let wrong = 0;
 for (const p of pages.slice(0, 20_000)) {
   for (const e of p.columns) {
@@ -65,16 +84,18 @@ for (const p of pages.slice(0, 20_000)) {
     for (let i = 0; i < 48; i++) if (!Object.is(out[i], whole[p.from + i])) wrong++;
   }
 }
-const results = { whole: [] as number[], page: [] as number[], copy: [] as number[] };
+const results = { whole: [] as number[], page: [] as number[], copy: [] as number[], parse: [] as number[] };
 for (let round = 0; round < ROUNDS; round++) {
   results.whole.push(time(wholeColumns)[0]);
   results.page.push(time(pageValues)[0]);
   results.copy.push(time(copies)[0]);
+  results.parse.push(time(copyAndParse)[0] - time(copyRuns)[0]);
 }
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 console.log(`forecastd decode benchmark: ${views.length} runs of ${path.split('/').pop()}, ${PAGES} pages of 48 records x 6 columns, ${ROUNDS} rounds (medians)`);
 console.log(`whole columns        ${median(results.whole).toFixed(2)} ns per value`);
 console.log(`pages                ${median(results.page).toFixed(2)} ns per value shown`);
 console.log(`copy (ceiling)       ${median(results.copy).toFixed(2)} ns per value shown; ratio pages / copy ${(median(results.page) / median(results.copy)).toFixed(1)}`);
+console.log(`opening a run         ${median(results.parse).toFixed(0)} ns per run parsed (its blob copied into a buffer in use first, that copy not counted)`);
 console.log(`pages not matching the whole-column decode: ${wrong} values`);
 if (wrong > 0) process.exitCode = 1;
