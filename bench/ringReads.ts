@@ -1,7 +1,8 @@
 /**
  * npm run bench:ring: what a read of a record from a copies ring (cache/diskRing.ts) costs from the OS's
  * page cache, against the same reads of files laid out two other ways, in alternating rounds on one core:
- *  - ring: 20,000 records of 14.7 KB (a run of 15 fields) put into a DiskRing, read back by readNow();
+ *  - ring: 20,000 records of 14.7 KB (a run of 15 fields) put into a DiskRing made with `prefill`, read back by
+ *    readNow();
  *  - records: a plain file written a record at a time, as the ring wrote before it zero-filled ahead;
  *  - ceiling: a plain file written 1 MB at a time, whose pages the OS holds in the largest folios.
  * Each read is a random record, found by its key in a map of 20,000, into a buffer already in use; ns per
@@ -35,7 +36,7 @@ function plainFile(name: string, chunk: number): number {
   return fd;
 }
 
-const ring = new DiskRing<number>({ dir, capacityBytes: Math.ceil((RECORDS * SIZE) / (1 << 20) + 1) << 20 });
+const ring = new DiskRing<number>({ dir, capacityBytes: Math.ceil((RECORDS * SIZE) / (1 << 20) + 1) << 20, prefill: true });
 for (let i = 0; i < RECORDS; i++) {
   record.fill(i & 0xff);
   ring.putNow(`r${i}`, record, i);

@@ -35,10 +35,12 @@
  * come back at the disk's sequential speed (456 MB/s on the project's virtual
  * machine) rather than a record at a time (9–15 MB/s).
  *
- * The file is filled with zeros 1 MB at a time ahead of the records (PREFILL), so that the OS keeps its
- * pages in folios of 1 MB rather than a page or a few each, and a read finds a record's bytes in one or two
- * folios: a random 14.7 KB record (a run) took 6.0 instead of 6.75 µs to read, a 142 KB one (a whole-run CSV
- * file) 10.7 instead of 16.2 µs (`npm run bench:ring`, docs/performance.md).
+ * A ring made with `prefill` fills its file with zeros 1 MB at a time ahead of the records (PREFILL), so that
+ * the OS keeps its pages in folios of 1 MB rather than a page or a few each, and a read finds a record's bytes
+ * in one or two folios: a random 14.7 KB record (a run) took 6.0 instead of 6.75 µs to read, a 142 KB one
+ * 10.7 instead of 16.2 µs (`npm run bench:ring`). The first pass of writes costs more: the first download
+ * of a 10,000-site run's archive, whose entries the rendered answers' ring keeps, took 30 % more CPU with
+ * it, so that ring does without (docs/performance.md).
  *
  * Writes are asynchronous (no answer waits for one) and a record becomes
  * readable once its write has completed, except for bytes that do not outlive
@@ -69,6 +71,11 @@ export interface DiskRingOptions {
   readonly diskReads?: () => number;
   /** Read the whole file back after a read from the disk (default no). */
   readonly rewarm?: boolean;
+  /**
+   * Zero-fill the file 1 MB ahead of the records (default no; PREFILL): reads cost less, first writes more.
+   * For a ring read far more often than written (runs' copies), not one written in bulk (a run's archive).
+   */
+  readonly prefill?: boolean;
 }
 
 /** The file is read back whole at most once in this long, ms. */
@@ -144,6 +151,7 @@ export class DiskRing<M> {
   readonly rewarms = { passes: 0, bytes: 0 };
   private rewarmStarted = -Infinity;
   private readonly rewarmAfterDiskRead: boolean;
+  private readonly prefillAhead: boolean;
   /** The end of the furthest record written: what a pass reads back. */
   private extent = 0;
   /** The file is zero-filled up to here (PREFILL). */
@@ -155,6 +163,7 @@ export class DiskRing<M> {
     this.coolMs = options.coolMs ?? 250;
     this.diskReads = options.diskReads ?? (() => process.resourceUsage().fsRead);
     this.rewarmAfterDiskRead = options.rewarm === true;
+    this.prefillAhead = options.prefill === true;
     const path = join(options.dir, `.forecastd-copies-${process.pid}-${randomBytes(6).toString('hex')}`);
     this.fd = openSync(path, 'wx+', 0o600);
     unlinkSync(path);
@@ -360,7 +369,7 @@ export class DiskRing<M> {
     const slot: Slot<M> = { key, offset: this.pointer, length, meta, readable: false, gone: false };
     this.pointer = end;
     if (end > this.extent) this.extent = end;
-    if (end > this.prefilled) this.prefill(end);
+    if (this.prefillAhead && end > this.prefilled) this.prefill(end);
     this.queue.push(slot);
     return slot;
   }

@@ -145,7 +145,7 @@ export class ForecastService {
 
   constructor(private readonly ctx: AppContext) {
     const settings = ctx.cache ?? DEFAULT_CACHE;
-    this.reads = new ReadModel(ctx.store, settings.seriesMb * MB, this.diskRing<RunMeta>(settings, settings.runDiskMb, 'runs', 'run-disk-mb', true));
+    this.reads = new ReadModel(ctx.store, settings.seriesMb * MB, this.diskRing<RunMeta>(settings, settings.runDiskMb, 'runs', 'run-disk-mb', { rewarm: true, prefill: true }));
     // The memo's bytes are part of the body cache's share of --cache-mb.
     const memo = memoBytes(settings.bodyMb);
     this.bodies = new BodyCache(settings.bodyMb * MB - memo, this.diskRing<BodyCopyMeta>(settings, settings.bodyDiskMb, 'rendered answers', 'body-disk-mb'));
@@ -153,11 +153,20 @@ export class ForecastService {
     this.latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
   }
 
-  /** rewarm: for the runs' copies, which every mixed answer reads, and not the rendered answers' (up to GBs, mostly read once). */
-  private diskRing<M>(settings: CacheSettings, mb: number | undefined, what: string, setting: string, rewarm = false): DiskRing<M> | undefined {
+  /**
+   * rewarm and prefill: for the runs' copies, which every mixed answer reads, and not the rendered answers'
+   * (up to GBs, mostly read once, written a whole run's archive at a time).
+   */
+  private diskRing<M>(
+    settings: CacheSettings,
+    mb: number | undefined,
+    what: string,
+    setting: string,
+    o: { rewarm?: boolean; prefill?: boolean } = {},
+  ): DiskRing<M> | undefined {
     if (mb === undefined || mb === 0 || settings.diskDir === undefined) return undefined;
     try {
-      return new DiskRing<M>({ dir: settings.diskDir, capacityBytes: mb * MB, rewarm });
+      return new DiskRing<M>({ dir: settings.diskDir, capacityBytes: mb * MB, ...o });
     } catch (err) {
       this.diskProblems.push(`cannot keep copies of ${what} in ${settings.diskDir} (--${setting}): ${(err as Error).message}`);
       return undefined;

@@ -12,7 +12,10 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 /** A record of `length` bytes, each the key's number: an overwrite or a mix-up shows in any byte. */
 const bytesOf = (key: number, length: number): Uint8Array => Buffer.alloc(length, key & 0xff);
 
-const ring = (capacityBytes: number, o: { slowReadMs?: number; coolMs?: number; diskReads?: () => number; rewarm?: boolean } = {}): DiskRing<number> =>
+const ring = (
+  capacityBytes: number,
+  o: { slowReadMs?: number; coolMs?: number; diskReads?: () => number; rewarm?: boolean; prefill?: boolean } = {},
+): DiskRing<number> =>
   new DiskRing<number>({ dir, capacityBytes, slowReadMs: Infinity, ...o });
 
 /** A count of reads from the disk that moves at every look: every slow read then waited for the disk. */
@@ -50,9 +53,13 @@ function ringFileSizes(): number[] {
 }
 
 describe('DiskRing', () => {
-  it('fills its file with zeros a megabyte at a time ahead of the records, never past its capacity', async () => {
+  it('with prefill, fills its file with zeros a megabyte at a time ahead of the records, never past its capacity', async () => {
     const MB = 1 << 20;
-    const r = ring(3 * MB + MB / 2);
+    const plain = ring(MB);
+    plain.putNow('1', bytesOf(1, 100), 1);
+    assert.deepEqual(ringFileSizes(), [100], 'without prefill, only the records');
+    await plain.close();
+    const r = ring(3 * MB + MB / 2, { prefill: true });
     r.putNow('1', bytesOf(1, 100), 1);
     assert.deepEqual(ringFileSizes(), [MB], 'the first megabyte, before the first record is written');
     // Records of 400,000 bytes: the third spans the first megabyte's end, and is written after the zeros.
