@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../src/http/context.js';
 import { Metrics } from '../../src/ops/metrics.js';
-import type { Store } from '../../src/store/store.js';
+import { StoreUnavailableError, type Store } from '../../src/store/store.js';
 import { eventually, seed, tempDir, testStore } from '../helpers/fixtures.js';
 import { listen } from '../helpers/http.js';
 import { bearer, createKey } from '../helpers/keys.js';
@@ -189,6 +189,43 @@ describe('with keys', () => {
     const res = await get(`${at}/api/v1/forecast/archive?issue=${OLD}`);
     assert.equal(res.status, 401);
     assert.equal(JSON.parse(res.body.toString()).code, 40101);
+  });
+});
+
+describe('a store failing during the download', () => {
+  test('before the first entry: answered 503 with the envelope, as on any route', async () => {
+    const failing = new Proxy(store, {
+      get: (target, key) =>
+        key === 'getRun' ? () => Promise.reject(new StoreUnavailableError('store unavailable')) : Reflect.get(target, key),
+    });
+    const { app, base } = await listen(failing, { access: { auth: 'off' } });
+    apps.push(app);
+    const res = await get(`${base}/api/v1/forecast/archive?issue=${OLD}`);
+    assert.equal(res.status, 503);
+    assert.equal((JSON.parse(res.body.toString()) as { code: number }).code, 50300);
+    assert.ok(res.headers.get('retry-after'));
+    assert.notEqual(res.headers.get('content-type'), 'application/zip');
+  });
+
+  test('cuts the download after the entries already sent, logs why, and the server answers the next request', async () => {
+    // The store as it is, but its run reads fail from the second site of the archive on.
+    const failing = new Proxy(store, {
+      get: (target, key) =>
+        key === 'getRun'
+          ? (farmId: string, issue: string) => (farmId > 'PV_B' ? Promise.reject(new Error('store unavailable')) : target.getRun(farmId, issue))
+          : Reflect.get(target, key),
+    });
+    const lines: string[] = [];
+    const stream = { write: (line: string) => void lines.push(line) };
+    const { app, base } = await listen(failing, { access: { auth: 'off' } }, { logger: { level: 'error', stream } });
+    apps.push(app);
+    const res = await fetch(`${base}/api/v1/forecast/archive?issue=${OLD}`);
+    assert.equal(res.status, 200, 'the status goes out with the first entry');
+    await assert.rejects(res.arrayBuffer(), 'the body ends before the archive does');
+    await eventually(async () => lines.join(''), (text) => text.includes('bulk download cut short'), 5000);
+    assert.match(lines.join(''), /store unavailable/);
+    const next = await get(`${base}/api/v1/forecast?farm_id=PV_B&issue=${OLD}&format=csv`);
+    assert.equal(next.status, 200);
   });
 });
 

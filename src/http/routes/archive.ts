@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { scopeOfRequest } from '../../access/principal.js';
 import { planArchive, type ArchivePlan } from '../../query/archivePlan.js';
 import type { Scope } from '../../query/scope.js';
-import { archiveParts, sendArchive } from '../archiveBody.js';
+import { archiveParts, sendArchive, type ArchivePart } from '../archiveBody.js';
 import { matchesIfNoneMatch } from '../conditional.js';
 import type { AppContext } from '../context.js';
 import type { ForecastService } from '../forecastService.js';
@@ -21,6 +21,13 @@ function archiveTag(plan: ArchivePlan, scope: Scope): string {
   h.update(`zip1|${scope.id}|${plan.issue}|${plan.elements.join(',')}|${plan.startMs ?? ''}|${plan.endMs ?? ''}`);
   for (const r of plan.runs) h.update(`|${r.farmId}:${r.revision}`);
   return 'z' + h.digest('base64url').slice(0, 22);
+}
+
+/** The parts of an archive whose first was already taken. */
+async function* startingWith(first: IteratorResult<ArchivePart>, rest: AsyncGenerator<ArchivePart>): AsyncGenerator<ArchivePart> {
+  if (first.done === true) return;
+  yield first.value;
+  yield* rest;
 }
 
 export function archiveRoute(app: FastifyInstance, ctx: AppContext, forecasts: ForecastService): void {
@@ -56,14 +63,18 @@ export function archiveRoute(app: FastifyInstance, ctx: AppContext, forecasts: F
       if (req.method === 'HEAD') return reply.send();
       // The site records the entries' keys are made from (a server's first request may be an archive).
       await forecasts.reads.sync();
+      const parts = archiveParts(ctx.store, plan, forecasts.entryCopies);
+      // The first entry is made before anything is sent: a store that fails at once is answered as on any route.
+      const first = await parts.next();
       // Written here rather than handed to the framework as a stream, so that each entry's buffer is reused
       // once the socket has taken it (archiveBody.ts).
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, headerList(reply.getHeaders()));
-      sendArchive(archiveParts(ctx.store, plan, forecasts.entryCopies), res).catch((err: unknown) => {
+      sendArchive(startingWith(first, parts), res).catch((err: unknown) => {
         reply.log.error({ err }, 'bulk download cut short');
-        res.destroy();
+        // After what was written has gone out: the client then sees a chunked body without its end.
+        setImmediate(() => res.destroy());
       });
     },
   );
