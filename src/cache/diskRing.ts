@@ -151,11 +151,10 @@ export class DiskRing<M> {
   readonly rewarms = { passes: 0, bytes: 0 };
   private rewarmStarted = -Infinity;
   private readonly rewarmAfterDiskRead: boolean;
-  private readonly prefillAhead: boolean;
   /** The end of the furthest record written: what a pass reads back. */
   private extent = 0;
-  /** The file is zero-filled up to here (PREFILL). */
-  private prefilled = 0;
+  /** The file is zero-filled up to here (PREFILL); infinite for a ring made without prefill. */
+  private prefilled: number;
 
   constructor(options: DiskRingOptions) {
     this.capacity = options.capacityBytes;
@@ -163,7 +162,7 @@ export class DiskRing<M> {
     this.coolMs = options.coolMs ?? 250;
     this.diskReads = options.diskReads ?? (() => process.resourceUsage().fsRead);
     this.rewarmAfterDiskRead = options.rewarm === true;
-    this.prefillAhead = options.prefill === true;
+    this.prefilled = options.prefill === true ? 0 : Infinity;
     const path = join(options.dir, `.forecastd-copies-${process.pid}-${randomBytes(6).toString('hex')}`);
     this.fd = openSync(path, 'wx+', 0o600);
     unlinkSync(path);
@@ -369,7 +368,7 @@ export class DiskRing<M> {
     const slot: Slot<M> = { key, offset: this.pointer, length, meta, readable: false, gone: false };
     this.pointer = end;
     if (end > this.extent) this.extent = end;
-    if (this.prefillAhead && end > this.prefilled) this.prefill(end);
+    if (end > this.prefilled) this.prefill(end);
     this.queue.push(slot);
     return slot;
   }

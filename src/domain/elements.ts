@@ -40,11 +40,9 @@ export const ELEMENT_COUNT = ELEMENTS.length;
 
 export const ELEMENT_NAMES: readonly string[] = Object.freeze(ELEMENTS.map((e) => e.name));
 
-const INDEX_BY_NAME: ReadonlyMap<string, number> = new Map(ELEMENT_NAMES.map((n, i) => [n, i]));
-
 /** Catalogue position of a field name, or -1 when the name is not a data field. */
 export function elementIndex(name: string): number {
-  return INDEX_BY_NAME.get(name) ?? -1;
+  return elementIndexAt(name, 0, name.length);
 }
 
 /** The catalogue's positions by name length, for elementIndexAt. */

@@ -41,6 +41,8 @@ export interface EntryCopies {
   keepEntry(key: string, bytes: Buffer, crc32: number, done: () => void): void;
   /** The site record a single download's key is made from (the read model's). */
   farm(farmId: string): Farm | undefined;
+  /** Where rendered entries are leased from: the rendered answers' pool, which entries read back come from. */
+  readonly pool: BufferPool;
 }
 
 /** A piece of an archive's bytes, and how to hand its memory back once nothing reads it any more. */
@@ -50,9 +52,6 @@ export interface ArchivePart {
 }
 
 const NOTHING = (): void => undefined;
-
-/** The entries' buffers, shared by every archive a process sends. */
-const ENTRY_BUFFERS = new BufferPool();
 
 /** An entry's run as read, and what is known of its bytes before rendering. */
 interface Source {
@@ -72,7 +71,7 @@ export async function* archiveParts(
   store: Store,
   plan: ArchivePlan,
   copies?: EntryCopies,
-  pool: BufferPool = ENTRY_BUFFERS,
+  pool: BufferPool = copies?.pool ?? new BufferPool(),
 ): AsyncGenerator<ArchivePart> {
   const written: (ZipEntry & { offset: number })[] = [];
   const sink = new ByteSink(512 * 1024);

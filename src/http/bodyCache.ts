@@ -7,7 +7,7 @@
 import { Doorkeeper } from '../cache/doorkeeper.js';
 import { SegmentedLru, SizedLru, usedSincePassed } from '../cache/lru.js';
 import { ByteSink } from '../domain/byteSink.js';
-import type { DiskCacheStats, DiskRing } from '../cache/diskRing.js';
+import type { DiskCacheStats, DiskRing, RingRecord } from '../cache/diskRing.js';
 import { BufferPool, type Lease } from './bufferPool.js';
 import { compress, MIN_COMPRESS_BYTES, type Coding } from './conditional.js';
 
@@ -149,7 +149,8 @@ export class BodyCache {
     this.coded = new SizedLru(codedBytes, (b) => 128 + b.length);
   }
 
-  private readonly pool = new BufferPool();
+  /** Buffers of bodies not kept, and of bulk downloads' entries (archiveBody.ts): one pool for both. */
+  readonly pool = new BufferPool();
 
   /** Lookups that found a body (also a remembered answer's body sent again) and that rendered one; read by the metrics. */
   readonly lookups = { hits: 0, misses: 0 };
@@ -230,13 +231,19 @@ export class BodyCache {
 
   /** A body's copy on disk read into a pooled buffer, handed back once sent; undefined if none can be read now. */
   private fromDisk(key: string): CachedBody | undefined {
+    const read = this.readCopy(key);
+    return read && { identity: read.lease.bytes, release: read.lease.release };
+  }
+
+  /** The copy on disk under key read at once into a pooled buffer, with what was kept beside it; undefined if none can be read now. */
+  private readCopy(key: string): { lease: Lease; copy: RingRecord<BodyCopyMeta> } | undefined {
     let lease: Lease | undefined;
-    const copy = this.disk!.readNow(key, (length) => (lease = this.pool.lease(length)).bytes);
+    const copy = this.disk?.readNow(key, (length) => (lease = this.pool.lease(length)).bytes);
     if (copy === undefined) {
       lease?.release();
       return undefined;
     }
-    return { identity: lease!.bytes, release: lease!.release };
+    return { lease: lease!, copy };
   }
 
   /**
@@ -252,13 +259,8 @@ export class BodyCache {
       const lease = this.pool.copyOf(kept.identity);
       return { bytes: lease.bytes, crc32: undefined, slow: false, release: lease.release };
     }
-    let lease: Lease | undefined;
-    const copy = this.disk?.readNow(key, (length) => (lease = this.pool.lease(length)).bytes);
-    if (copy === undefined) {
-      lease?.release();
-      return undefined;
-    }
-    return { bytes: lease!.bytes, crc32: copy.meta, slow: copy.slow === true, release: lease!.release };
+    const read = this.readCopy(key);
+    return read && { bytes: read.lease.bytes, crc32: read.copy.meta, slow: read.copy.slow === true, release: read.lease.release };
   }
 
   /**

@@ -135,11 +135,7 @@ export class ForecastService {
   /** Forecast requests answered by a remembered answer (hits) and planned (misses); read by the metrics. */
   readonly replays = { hits: 0, misses: 0 };
   /** A bulk download's entries, found and kept as the rendered answers of the single downloads they equal. */
-  readonly entryCopies: EntryCopies = {
-    entry: (key) => this.bodies.entry(key),
-    keepEntry: (key, bytes, crc32, done) => this.bodies.keepEntry(key, bytes, crc32, done),
-    farm: (farmId) => this.reads.getFarm(farmId),
-  };
+  readonly entryCopies: EntryCopies;
   /** Why copies on local disk could not be made (the server runs without them), if so. */
   readonly diskProblems: string[] = [];
 
@@ -150,6 +146,13 @@ export class ForecastService {
     const memo = memoBytes(settings.bodyMb);
     this.bodies = new BodyCache(settings.bodyMb * MB - memo, this.diskRing<BodyCopyMeta>(settings, settings.bodyDiskMb, 'rendered answers', 'body-disk-mb'));
     this.memo = new SizedLru<string, Prepared>(memo, memoEntryBytes, { secondChance: usedSincePassed });
+    const bodies = this.bodies;
+    this.entryCopies = {
+      entry: (key) => bodies.entry(key),
+      keepEntry: (key, bytes, crc32, done) => bodies.keepEntry(key, bytes, crc32, done),
+      farm: (farmId) => this.reads.getFarm(farmId),
+      pool: bodies.pool,
+    };
     this.latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
   }
 

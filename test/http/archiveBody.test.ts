@@ -100,6 +100,7 @@ async function copiesIn(ring: DiskRing<BodyCopyMeta>): Promise<{ copies: EntryCo
     entry: (key) => bodies.entry(key),
     keepEntry: (key, bytes, crc, done) => bodies.keepEntry(key, bytes, crc, done),
     farm: (farmId) => farms.get(farmId),
+    pool: bodies.pool,
   };
   return { copies, bodies };
 }
@@ -117,6 +118,8 @@ test('entries kept as copies are read back; once a copy comes from the disk, the
   try {
     for (const { copies, bodies } of [fast, slow]) {
       assert.ok((await drain(archiveParts(store, plan, copies))).equals(rendered), 'rendered and kept');
+      // Rendered entries are leased from the rendered answers' pool, which read-back entries come from too.
+      assert.ok(bodies.pool.made > 0 && bodies.pool.made <= READ_AHEAD + 2, `${bodies.pool.made} buffers made`);
       await bodies.diskSettled();
       assert.ok(bodies.diskStats()!.bytes > 0, 'entries kept');
       assert.ok((await drain(archiveParts(store, plan, copies))).equals(rendered), 'read back');
@@ -146,8 +149,9 @@ test('an entry being kept is not reused before its write has ended, however earl
     // A disk write that ends only when the test says so.
     keepEntry: (_key, bytes, _crc, done) => void held.push({ bytes, was: Buffer.from(bytes), done }),
     farm: (farmId) => farms.get(farmId),
+    pool,
   };
-  const rendered = await drain(archiveParts(store, plan, copies, pool));
+  const rendered = await drain(archiveParts(store, plan, copies));
   assert.equal(held.length, SITES.length);
   for (const h of held) assert.ok(h.bytes.equals(h.was), 'an entry changed before its write ended');
   assert.equal(pool.made, SITES.length, 'no buffer handed back while its write was under way');
