@@ -302,22 +302,15 @@ export class DiskRing<M> {
     });
   }
 
-  /**
-   * Keeps bytes under key (replacing what it held); readable once written. Bytes must not change until
-   * `done` is called (at once when nothing is written, else once the write has ended, however it ended).
-   */
-  put(key: string, bytes: Uint8Array, meta: M, done?: () => void): void {
+  /** Keeps bytes under key (replacing what it held); readable once written. Bytes must not change meanwhile. */
+  put(key: string, bytes: Uint8Array, meta: M): void {
     const slot = this.place(key, bytes.length, meta);
-    if (slot === undefined) {
-      done?.();
-      return;
-    }
+    if (slot === undefined) return;
     const length = slot.length;
     this.pending.set(key, slot);
     this.io++;
     write(this.fd!, bytes, 0, length, slot.offset, (err, n) => {
       this.ioDone();
-      done?.();
       if (slot.gone) return;
       this.pending.delete(key);
       if (err !== null || n !== length) {
@@ -330,7 +323,8 @@ export class DiskRing<M> {
 
   /**
    * Keeps bytes under key, written before this returns and readable at once: for bytes that will not outlive
-   * the call (a body whose memory is handed back as it leaves the memory cache).
+   * the call (a body whose memory is handed back as it leaves the memory cache, a bulk download's entry whose
+   * buffer the next entry reuses).
    */
   putNow(key: string, bytes: Uint8Array, meta: M): void {
     const slot = this.place(key, bytes.length, meta);

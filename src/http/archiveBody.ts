@@ -9,8 +9,8 @@
  * (a copy on local disk, http/bodyCache.ts) and found there by the next archive of the run: the first
  * customer's archive renders, the next ones read. Rendering is most of an archive's cost.
  *
- * Each entry's bytes are in a pooled buffer, handed back once the socket and the disk write (if it is kept)
- * have both taken them, and reused for a later entry. A fresh buffer per entry made V8 count a run of
+ * Each entry's bytes are in a pooled buffer, handed back once the socket has taken them (a copy kept on disk
+ * is written before), and reused for a later entry. A fresh buffer per entry made V8 count a run of
  * 10,000 sites (1.4 GB of CSV) as that much new memory outside its heap, and start a full collection for
  * about every 64 MB of it: 19 in one such download, a tenth of its CPU (docs/performance.md).
  */
@@ -24,7 +24,7 @@ import type { ArchivePlan } from '../query/archivePlan.js';
 import type { Farm, RunVersion, Store, StoredRun } from '../store/store.js';
 import type { EntryCopy } from './bodyCache.js';
 import { BodyKey } from './bodyKey.js';
-import { BufferPool, shared } from './bufferPool.js';
+import { BufferPool } from './bufferPool.js';
 
 /**
  * Runs read ahead of the entry being rendered. A read waits for the store (SQLite's read thread, and the
@@ -37,8 +37,8 @@ export const READ_AHEAD = 4;
 export interface EntryCopies {
   /** A kept entry in a pooled buffer of its own, or undefined. */
   entry(key: string): EntryCopy | undefined;
-  /** Keeps an entry; its bytes must not change until `done` is called. */
-  keepEntry(key: string, bytes: Buffer, crc32: number, done: () => void): void;
+  /** Keeps a copy of an entry before it returns: the bytes may be reused once it has. */
+  keepEntry(key: string, bytes: Buffer, crc32: number): void;
   /** The site record a single download's key is made from (the read model's). */
   farm(farmId: string): Farm | undefined;
   /** Where rendered entries are leased from: the rendered answers' pool, which entries read back come from. */
@@ -120,12 +120,8 @@ export async function* archiveParts(
         // A copy: the sink is reused for the next entry while this one may still wait in the socket's queue.
         const lease = pool.copyOf(sink.buf.subarray(0, sink.len));
         crc = crc32(lease.bytes);
-        if (key !== undefined && useCopies) {
-          data = shared(lease, 2);
-          copies!.keepEntry(key, lease.bytes, crc, data.release);
-        } else {
-          data = lease;
-        }
+        if (key !== undefined && useCopies) copies!.keepEntry(key, lease.bytes, crc);
+        data = lease;
       }
       const size = data.bytes.length;
       const entry = { name: csvFileName(version.farmId, plan.issue), crc32: crc, size, mtimeMs: run.publishedAt, offset };

@@ -47,17 +47,3 @@ export class BufferPool {
     };
   }
 }
-
-/**
- * A lease with several holders (a socket sending its bytes and a disk write keeping them): the buffer goes
- * back once each holder has called its release.
- */
-export function shared(lease: Lease, holders: number): Lease {
-  let left = holders;
-  return {
-    bytes: lease.bytes,
-    release: () => {
-      if (--left === 0) lease.release();
-    },
-  };
-}

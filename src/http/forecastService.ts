@@ -149,7 +149,7 @@ export class ForecastService {
     const bodies = this.bodies;
     this.entryCopies = {
       entry: (key) => bodies.entry(key),
-      keepEntry: (key, bytes, crc32, done) => bodies.keepEntry(key, bytes, crc32, done),
+      keepEntry: (key, bytes, crc32) => bodies.keepEntry(key, bytes, crc32),
       farm: (farmId) => this.reads.getFarm(farmId),
       pool: bodies.pool,
     };
