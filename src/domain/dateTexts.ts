@@ -1,25 +1,50 @@
 /**
- * The `date_time` texts of a run's grid, rendered once per issue time and shared
+ * The `date_time` texts of a run's grid, made once per issue time and shared
  * by every site of that run (formatting a date costs far more than indexing).
  */
 import { keepRecent } from '../cache/keepRecent.js';
 import { MAX_STEP, STEP_MS } from './run.js';
-import { formatBeijing } from './time.js';
-
-/** texts[k] = Beijing date_time of issue + k * 15 min, k = 0 ... 1440. */
-export const gridTexts = keepRecent(64, (issueMs: number): readonly string[] =>
-  Array.from({ length: MAX_STEP + 1 }, (_, k) => formatBeijing(issueMs + k * STEP_MS)),
-);
+import { BEIJING_OFFSET_MS, formatBeijing } from './time.js';
 
 /** Width of one Beijing date_time text, `yyyy-MM-ddTHH:mm:ss+08:00`. */
 export const DATE_TEXT_BYTES = 25;
+/** Bytes of a text's date, `yyyy-MM-ddT`; the rest is its time of day and the offset. */
+const DATE_PART_BYTES = 11;
+const DAY_MS = 86_400_000;
 
-/** The same texts as bytes, DATE_TEXT_BYTES per step k, for readers that compare bytes (as words) rather than strings. */
+function asciiText(text: string): Uint8Array {
+  if (text.length !== DATE_TEXT_BYTES) throw new Error('date_time texts must be fixed-width');
+  return Uint8Array.from(text, (c) => c.charCodeAt(0));
+}
+
+/**
+ * The Beijing date_time of issue + k * 15 min, k = 0 ... 1440, as bytes, DATE_TEXT_BYTES per step k, for
+ * readers that compare bytes (as words) rather than strings. Pieced together from the grid's days (16) and
+ * times of day (96 at most), each formatted once: formatting all 1,441 texts was a sixth of the first answer
+ * after a start, and a new run's first answer pays it again (docs/performance.md).
+ */
 export const gridBytes = keepRecent(64, (issueMs: number): DataView => {
   const out = new Uint8Array((MAX_STEP + 1) * DATE_TEXT_BYTES);
-  gridTexts(issueMs).forEach((date, k) => {
-    if (date.length !== DATE_TEXT_BYTES) throw new Error('date_time texts must be fixed-width');
-    for (let i = 0; i < DATE_TEXT_BYTES; i++) out[k * DATE_TEXT_BYTES + i] = date.charCodeAt(i);
-  });
+  const times = new Map<number, Uint8Array>();
+  let day = NaN;
+  let date: Uint8Array = new Uint8Array(0);
+  for (let k = 0; k <= MAX_STEP; k++) {
+    const ms = issueMs + k * STEP_MS;
+    // Beijing keeps one offset all year: its days are UTC days shifted by it.
+    const local = ms + BEIJING_OFFSET_MS;
+    const d = Math.floor(local / DAY_MS);
+    const timeOfDay = local - d * DAY_MS;
+    let time = times.get(timeOfDay);
+    if (d !== day || time === undefined) {
+      const text = asciiText(formatBeijing(ms));
+      if (d !== day) {
+        day = d;
+        date = text.subarray(0, DATE_PART_BYTES);
+      }
+      if (time === undefined) times.set(timeOfDay, (time = text.subarray(DATE_PART_BYTES)));
+    }
+    out.set(date, k * DATE_TEXT_BYTES);
+    out.set(time, k * DATE_TEXT_BYTES + DATE_PART_BYTES);
+  }
   return new DataView(out.buffer);
 });

@@ -176,25 +176,50 @@ const SMALL_SCALED = 65_536;
  * reads one typed array whatever the column. Its pages are touched only once a count is used.
  */
 const TEXT_WORDS = new Uint32Array(7 * 2 * SMALL_SCALED);
+const TEXT_BYTES = new Uint8Array(TEXT_WORDS.buffer);
 const textsBuilt: boolean[] = [];
 
-/** The base in TEXT_WORDS of the texts of count d, built on first use. */
+/**
+ * The base in TEXT_WORDS of the texts of count d, built on first use. Counted up digit by digit rather than
+ * each written by putScaled: the first answer after a start builds its tables in code not yet optimized,
+ * where this loop costs half as much (docs/performance.md); a test checks every text against putScaled.
+ */
 function textsOf(d: number): number {
   const base = d * 2 * SMALL_SCALED;
   if (textsBuilt[d] !== true) {
-    const bytes = new Uint8Array(8 + MAX_SCALED_BYTES);
-    const dv = new DataView(bytes.buffer);
-    for (let s = 0; s < SMALL_SCALED; s++) {
-      bytes.fill(0);
-      const len = putScaled(bytes, 0, s, d);
+    const out = TEXT_BYTES;
+    // The digits of s, the lowest first; at least d + 1 of them (the leading zero of "0.05").
+    const digits = new Uint8Array(12);
+    let n = d + 1;
+    for (let s = 0, at = base * 4; s < SMALL_SCALED; s++, at += 8) {
+      // The fraction's trailing zeros are not written.
+      let zeros = 0;
+      while (zeros < d && digits[zeros] === 0) zeros++;
+      let o = at;
+      for (let k = n - 1; k >= d; k--) out[o++] = 48 + digits[k]!;
+      if (zeros < d) {
+        out[o++] = 46; // '.'
+        for (let k = d - 1; k >= zeros; k--) out[o++] = 48 + digits[k]!;
+      }
+      const len = o - at;
       if (len > 8) throw new Error(`scaled text of ${s} / 10^${d} is longer than 8 bytes`);
-      if (len < 8) bytes[7] = len;
-      TEXT_WORDS[base + 2 * s] = dv.getUint32(0, true);
-      TEXT_WORDS[base + 2 * s + 1] = dv.getUint32(4, true);
+      if (len < 8) out[at + 7] = len;
+      // s + 1
+      let k = 0;
+      while (digits[k] === 9) digits[k++] = 0;
+      digits[k]!++;
+      if (k >= n) n = k + 1;
     }
     textsBuilt[d] = true;
   }
   return base;
+}
+
+/** The table's text of s / 10^d, s < SMALL_SCALED (for tests). */
+export function tableText(s: number, d: number): string {
+  const at = (textsOf(d) + 2 * s) * 4;
+  const last = TEXT_BYTES[at + 7]!;
+  return String.fromCharCode(...TEXT_BYTES.subarray(at, at + (last < 48 ? last : 8)));
 }
 
 /**

@@ -5,7 +5,7 @@ import { ByteSink, asciiBytes } from '../../src/domain/byteSink.js';
 import { encodeSeries, openSeries } from '../../src/domain/codec.js';
 import { ELEMENT_COUNT } from '../../src/domain/elements.js';
 import { numberText } from '../../src/domain/numberText.js';
-import { writeRecords, type RecordStyle } from '../../src/domain/recordWriter.js';
+import { putScaled, tableText, writeRecords, type RecordStyle } from '../../src/domain/recordWriter.js';
 import { emptySeries } from '../../src/domain/run.js';
 
 /** One value per line after the date_time, so that each can be read back alone. */
@@ -123,4 +123,15 @@ test('field fragments of any length up to twelve bytes, mixed in one record, are
     ),
     { numRuns: 300 },
   );
+});
+
+test('every text of the scaled-value tables is what putScaled writes, for every count of decimals', () => {
+  const bytes = new Uint8Array(32);
+  for (let d = 0; d <= 6; d++) {
+    for (let s = 0; s < 65_536; s++) {
+      const len = putScaled(bytes, 0, s, d);
+      const want = String.fromCharCode(...bytes.subarray(0, len));
+      if (tableText(s, d) !== want) assert.fail(`${s} / 10^${d}: table "${tableText(s, d)}", putScaled "${want}"`);
+    }
+  }
 });
