@@ -5,22 +5,16 @@
  * minute affects both alike. Each server is started afresh per round, pinned to
  * core 0, warmed for 3 s, then measured with wrk on core 1.
  *
- * REF is checked out into data/bench/compare/REF (a git worktree) and built with
- * this tree's compiler and node_modules, so the comparison assumes the
- * dependencies did not change in between. Each side serves the bench store as
- * its own code builds it (the same values; the encoding of its series format),
- * so that a change of format is measured too and an older tree is never handed
- * blobs it cannot read.
+ * REF is checked out and built as bench/lib/refTree.ts says. Each side serves
+ * the bench store as its own code builds it, so that a change of format is
+ * measured too.
  *
  * BENCH_SCENARIO: mixed (default) or hot; BENCH_ROUNDS (3), BENCH_SECONDS (5);
  * BENCH_SITES x BENCH_RUNS (200 x 8) picks the store.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { BENCH_DIR, benchIssues, benchSites, benchStore } from './lib/benchStore.js';
+import { benchIssues, benchSites, benchStore } from './lib/benchStore.js';
 import { BIN, ensureWrk } from './lib/proc.js';
+import { refBin, refStore } from './lib/refTree.js';
 import { hotPaths, mixedLua } from './lib/requests.js';
 import { median, wrk, type Requests } from './lib/wrk.js';
 import { CLIENT_CORE, startServe } from './lib/httpRun.js';
@@ -29,36 +23,13 @@ const ref = process.argv[2] ?? 'HEAD~1';
 const scenario = process.env.BENCH_SCENARIO === 'hot' ? 'hot' : 'mixed';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-function checkout(rev: string): string {
-  const sha = execFileSync('git', ['rev-parse', '--short', rev], { cwd: ROOT, encoding: 'utf8' }).trim();
-  const dir = join(BENCH_DIR, 'compare', sha);
-  if (!existsSync(join(dir, 'dist', 'src', 'cli', 'main.js'))) {
-    mkdirSync(join(BENCH_DIR, 'compare'), { recursive: true });
-    if (!existsSync(dir)) execFileSync('git', ['worktree', 'add', '--detach', dir, sha], { cwd: ROOT, stdio: 'ignore' });
-    if (!existsSync(join(dir, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.json')], {
-      stdio: 'inherit',
-    });
-  }
-  return join(dir, 'bin', 'forecastd.js');
-}
-
-/** The bench store as the tree at dir builds it (under this tree's data/bench). */
-function storeOf(dir: string): string {
-  const lib = pathToFileURL(join(dir, 'dist', 'bench', 'lib', 'benchStore.js')).href;
-  const script = `const m = await import(${JSON.stringify(lib)}); process.stdout.write(await m.benchStore(${SITES}, ${RUNS}, () => {}));`;
-  return execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' }).trim();
-}
-
 ensureWrk();
 const SITES = Number(process.env.BENCH_SITES ?? 200);
 const RUNS = Number(process.env.BENCH_RUNS ?? 8);
-const oldBin = checkout(ref);
+const oldBin = refBin(ref);
 const newBin = BIN;
 const newDb = process.env.BENCH_STORE_URL ?? (await benchStore(SITES, RUNS));
-const oldDb = process.env.BENCH_STORE_URL ?? storeOf(join(oldBin, '..', '..'));
+const oldDb = process.env.BENCH_STORE_URL ?? refStore(oldBin, SITES, RUNS);
 const farmIds = benchSites(SITES).map((s) => s.farmId);
 const requests: Requests = scenario === 'hot' ? hotPaths(farmIds) : { lua: mixedLua(farmIds, benchIssues(RUNS)) };
 
