@@ -33,6 +33,7 @@ import { issuesRoute } from './routes/issues.js';
 import { eventsRoute } from './routes/events.js';
 import { archiveRoute } from './routes/archive.js';
 import { EventHub } from '../events/hub.js';
+import { lazySerializers } from './lazySerializers.js';
 import { consoleRoutes } from '../console/consoleRoutes.js';
 import { DEFAULT_BUFFER_BYTES, EventStreams } from '../events/sse.js';
 
@@ -184,6 +185,7 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
       return server;
     },
     logger: opts.logger ?? false,
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
     // The framework's request id (in its log lines) is the X-Request-Id of the answer.
     genReqId: (req) => assignRequestId(req, answers.ids),
     // The framework's request logging stays off: --access-log writes one line per answer itself, direct path and
