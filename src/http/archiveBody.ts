@@ -138,6 +138,21 @@ export async function* archiveParts(
   }
 }
 
+/**
+ * The parts of an archive whose first was taken ahead (the route makes the first entry before it sends
+ * anything). Stopped at any point, even before the rest were asked for, it stops the rest too, which then
+ * hands back what it read ahead.
+ */
+export async function* startingWith(first: IteratorResult<ArchivePart>, rest: AsyncGenerator<ArchivePart>): AsyncGenerator<ArchivePart> {
+  try {
+    if (first.done === true) return;
+    yield first.value;
+    yield* rest;
+  } finally {
+    await rest.return(undefined);
+  }
+}
+
 /** Resolves once the response may take more, or is closed. */
 function drained(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {

@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import { createServer, get as httpGet, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DiskRing } from '../../src/cache/diskRing.js';
-import { archiveParts, READ_AHEAD, sendArchive, type ArchivePart, type EntryCopies } from '../../src/http/archiveBody.js';
+import { archiveParts, READ_AHEAD, sendArchive, startingWith, type ArchivePart, type EntryCopies } from '../../src/http/archiveBody.js';
 import { BufferPool } from '../../src/http/bufferPool.js';
 import { BodyCache, type BodyCopyMeta } from '../../src/http/bodyCache.js';
 import { planArchive, type ArchivePlan } from '../../src/query/archivePlan.js';
@@ -238,4 +238,30 @@ test('a client that leaves stops the archive, and every part pulled is handed ba
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
   }
+});
+
+const NOTHING = (): void => undefined;
+
+test('an archive whose first part was taken ahead, stopped at its first part, stops the rest too', async () => {
+  let stopped = 0;
+  async function* parts(): AsyncGenerator<ArchivePart> {
+    try {
+      for (let i = 0; i < 3; i++) yield { bytes: Buffer.alloc(8, i), release: NOTHING };
+    } finally {
+      // Where archiveParts hands back the runs it read ahead.
+      stopped++;
+    }
+  }
+  // Left after the first part (a client gone before the second was asked for).
+  const rest = parts();
+  const early = startingWith(await rest.next(), rest);
+  assert.deepEqual((await early.next()).value?.bytes, Buffer.alloc(8, 0));
+  await early.return(undefined);
+  assert.equal(stopped, 1, 'the rest stopped');
+  // Read to its end: the parts in order, the rest stopped once.
+  const whole = parts();
+  const all: number[] = [];
+  for await (const part of startingWith(await whole.next(), whole)) all.push(part.bytes[0]!);
+  assert.deepEqual(all, [0, 1, 2]);
+  assert.equal(stopped, 2);
 });

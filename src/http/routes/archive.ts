@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { scopeOfRequest } from '../../access/principal.js';
 import { planArchive, type ArchivePlan } from '../../query/archivePlan.js';
 import type { Scope } from '../../query/scope.js';
-import { archiveParts, sendArchive, type ArchivePart } from '../archiveBody.js';
+import { archiveParts, sendArchive, startingWith } from '../archiveBody.js';
 import { matchesIfNoneMatch } from '../conditional.js';
 import type { AppContext } from '../context.js';
 import type { ForecastService } from '../forecastService.js';
@@ -21,13 +21,6 @@ function archiveTag(plan: ArchivePlan, scope: Scope): string {
   h.update(`zip1|${scope.id}|${plan.issue}|${plan.elements.join(',')}|${plan.startMs ?? ''}|${plan.endMs ?? ''}`);
   for (const r of plan.runs) h.update(`|${r.farmId}:${r.revision}`);
   return 'z' + h.digest('base64url').slice(0, 22);
-}
-
-/** The parts of an archive whose first was already taken. */
-async function* startingWith(first: IteratorResult<ArchivePart>, rest: AsyncGenerator<ArchivePart>): AsyncGenerator<ArchivePart> {
-  if (first.done === true) return;
-  yield first.value;
-  yield* rest;
 }
 
 export function archiveRoute(app: FastifyInstance, ctx: AppContext, forecasts: ForecastService): void {
