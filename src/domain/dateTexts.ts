@@ -25,24 +25,18 @@ function asciiText(text: string): Uint8Array {
  */
 export const gridBytes = keepRecent(64, (issueMs: number): DataView => {
   const out = new Uint8Array((MAX_STEP + 1) * DATE_TEXT_BYTES);
+  const dates = new Map<number, Uint8Array>();
   const times = new Map<number, Uint8Array>();
-  let day = NaN;
-  let date: Uint8Array = new Uint8Array(0);
   for (let k = 0; k <= MAX_STEP; k++) {
     const ms = issueMs + k * STEP_MS;
     // Beijing keeps one offset all year: its days are UTC days shifted by it.
     const local = ms + BEIJING_OFFSET_MS;
-    const d = Math.floor(local / DAY_MS);
-    const timeOfDay = local - d * DAY_MS;
+    const day = Math.floor(local / DAY_MS);
+    const timeOfDay = local - day * DAY_MS;
+    let date = dates.get(day);
+    if (date === undefined) dates.set(day, (date = asciiText(formatBeijing(ms)).subarray(0, DATE_PART_BYTES)));
     let time = times.get(timeOfDay);
-    if (d !== day || time === undefined) {
-      const text = asciiText(formatBeijing(ms));
-      if (d !== day) {
-        day = d;
-        date = text.subarray(0, DATE_PART_BYTES);
-      }
-      if (time === undefined) times.set(timeOfDay, (time = text.subarray(DATE_PART_BYTES)));
-    }
+    if (time === undefined) times.set(timeOfDay, (time = asciiText(formatBeijing(ms)).subarray(DATE_PART_BYTES)));
     out.set(date, k * DATE_TEXT_BYTES);
     out.set(time, k * DATE_TEXT_BYTES + DATE_PART_BYTES);
   }
