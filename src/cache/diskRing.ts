@@ -65,8 +65,8 @@ export interface DiskRingOptions {
   readonly coolMs?: number;
   /**
    * The process's count of reads from block devices (default: `process.resourceUsage().fsRead`, which the
-   * kernel moves as a read is sent to the disk, on whichever of the process's threads): sampled once per turn
-   * of the event loop in which a read is made at once, and again after a slow one.
+   * kernel moves as a read is sent to the disk, on whichever of the process's threads): sampled before a read
+   * made at once when the last sample is DISK_READS_EVERY_MS old, and again after a slow read.
    */
   readonly diskReads?: () => number;
   /** Read the whole file back after a read from the disk (default no). */
@@ -85,6 +85,13 @@ const REWARM_CHUNK = 1 << 20;
 
 /** The bytes a read may take slowReadMs for. */
 const SLOW_READ_UNIT = 64 * 1024;
+/**
+ * How old, ms, the count of disk reads a slow read is compared with may be. Sampled once per turn of the
+ * event loop, it cost 5 % of a mixed answer's CPU at 10,000 sites (nearly every answer reads a run's copy,
+ * in a turn of its own; process.resourceUsage() builds a whole object). A disk read by another thread of the
+ * process within this long before a slow read only sends reads to libuv's threads for one coolMs.
+ */
+const DISK_READS_EVERY_MS = 2;
 
 /**
  * The file is zero-filled this far ahead of the records, in writes of this size at multiples of it: a write
@@ -140,8 +147,9 @@ export class DiskRing<M> {
   private readonly slowReadMs: number;
   private readonly coolMs: number;
   private readonly diskReads: () => number;
-  /** diskReads() when this turn's first read at once began; undefined until then. */
-  private turnDiskReads: number | undefined;
+  /** diskReads() at diskReadsAt (performance.now()): the count a slow read is compared with. */
+  private diskReadsSeen = 0;
+  private diskReadsAt = -Infinity;
   readonly capacity: number;
   /** Bytes of the records written and not forgotten. */
   bytes = 0;
@@ -178,11 +186,10 @@ export class DiskRing<M> {
   private turnScheduled = false;
   private readonly nextTurn = (): void => {
     this.slabUsed = 0;
-    this.turnDiskReads = undefined;
     this.turnScheduled = false;
   };
 
-  /** Resets the slab and the disk read count sampled for this turn once it ends. */
+  /** Resets the slab once this turn ends. */
   private inThisTurn(): void {
     if (!this.turnScheduled) {
       this.turnScheduled = true;
@@ -230,9 +237,9 @@ export class DiskRing<M> {
 
   /** A synchronous read begun at `started` (performance.now()), timed to tell a read from the page cache from one from the disk. */
   private readAtOnce(slot: Slot<M>, bytes: Uint8Array, started: number): RingRecord<M> | undefined {
-    if (this.turnDiskReads === undefined) {
-      this.turnDiskReads = this.diskReads();
-      this.inThisTurn();
+    if (started - this.diskReadsAt >= DISK_READS_EVERY_MS) {
+      this.diskReadsSeen = this.diskReads();
+      this.diskReadsAt = started;
     }
     try {
       if (readSync(this.fd!, bytes, 0, slot.length, slot.offset) !== slot.length) throw new Error('short read');
@@ -245,8 +252,9 @@ export class DiskRing<M> {
     let slow = false;
     if (done - started > this.slowReadMs * Math.ceil(slot.length / SLOW_READ_UNIT)) {
       const diskReads = this.diskReads();
-      slow = diskReads !== this.turnDiskReads;
-      this.turnDiskReads = diskReads;
+      slow = diskReads !== this.diskReadsSeen;
+      this.diskReadsSeen = diskReads;
+      this.diskReadsAt = done;
       if (slow) {
         this.counts.slowReads++;
         this.coolUntil = done + this.coolMs;

@@ -179,8 +179,26 @@ describe('DiskRing', () => {
     for (let i = 0; i < 3; i++) assert.deepEqual(now(r, 1)?.bytes, bytesOf(1, 10), `read ${i} at once`);
     assert.equal(r.counts.slowReads, 0);
     assert.equal(r.counts.asyncReads, 0);
-    // Once at the turn's first read, and once after each (slow) read.
+    // Once before the first read, and once after each (slow) read.
     assert.equal(looks, 4);
+    await r.close();
+  });
+
+  it('counts disk reads at most once per 2 ms of fast reads, not once per turn (a count costs a whole resource report)', async () => {
+    let looks = 0;
+    const r = ring(1000, { diskReads: () => (looks++, 7) });
+    r.put('1', bytesOf(1, 10), 1);
+    await r.settled();
+    const turns = 300;
+    const started = performance.now();
+    for (let i = 0; i < turns; i++) {
+      assert.deepEqual(now(r, 1)?.bytes, bytesOf(1, 10));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const elapsed = performance.now() - started;
+    assert.ok(looks >= 1, 'counted before the first read');
+    assert.ok(looks <= Math.ceil(elapsed / 2) + 1, `${looks} counts in ${elapsed.toFixed(1)} ms`);
+    assert.ok(looks < turns, `${looks} counts for ${turns} turns`);
     await r.close();
   });
 
