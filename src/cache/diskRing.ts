@@ -86,12 +86,13 @@ const REWARM_CHUNK = 1 << 20;
 /** The bytes a read may take slowReadMs for. */
 const SLOW_READ_UNIT = 64 * 1024;
 /**
- * How old, ms, the count of disk reads a slow read is compared with may be. Sampled once per turn of the
- * event loop, it cost 5 % of a mixed answer's CPU at 10,000 sites (nearly every answer reads a run's copy,
- * in a turn of its own; process.resourceUsage() builds a whole object). A disk read by another thread of the
- * process within this long before a slow read only sends reads to libuv's threads for one coolMs.
+ * How old, ms, the count of disk reads a slow read is compared with may be. Counted once per turn of the event
+ * loop (about 360 times a second under mixed load at 10,000 sites, where nearly every turn reads runs'
+ * copies), process.resourceUsage() took 35-120 µs a call (getrusage sums every thread of the process; 2.5 µs
+ * idle): 1-2 % of the serving thread's time, and 4-5 % of its profile. A disk read by another of the process's
+ * threads within this long before a slow read only sends reads to libuv's threads for one coolMs.
  */
-const DISK_READS_EVERY_MS = 2;
+const DISK_READS_EVERY_MS = 50;
 
 /**
  * The file is zero-filled this far ahead of the records, in writes of this size at multiples of it: a write
