@@ -76,6 +76,8 @@ async function serveHere(o: ServeOptions, announce: (address: string) => void): 
     throw err;
   }
   announce(address);
+  // After listening, not before: the start of the store's read thread does not delay the port on one core.
+  store.prepareReads();
   // Every process prunes (at start and hourly): a removal is one transaction, so a second finds nothing left.
   const stopRetention = scheduleRetention(store, { days: o.retentionDays, eventsKeepMs: o.eventsKeepMs }, app.log);
   // Webhooks run where the folder is watched: in this process, unless it is a worker (then the primary does).

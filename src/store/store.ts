@@ -490,5 +490,10 @@ export interface Store {
   advanceMark(name: string, value: number): Promise<void>;
 
   ping(): Promise<void>;
+  /**
+   * Readies what reading runs takes, so that the first read does not wait for it (SQLite: starts the read
+   * thread); returns at once, and anything that fails surfaces on the first read. For a process that serves.
+   */
+  prepareReads(): void;
   close(): Promise<void>;
 }

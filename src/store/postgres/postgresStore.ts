@@ -904,6 +904,14 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
       await read('SELECT 1');
     },
 
+    prepareReads() {
+      // One connection made now, rather than by the first read; a failure surfaces there instead.
+      reader.connect().then(
+        (client) => client.release(),
+        () => undefined,
+      );
+    },
+
     async close() {
       await listener.stop();
       await primary.end().catch(() => undefined);

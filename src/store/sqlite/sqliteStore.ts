@@ -608,6 +608,10 @@ export function openSqliteStore(path: string): Store {
     async ping() {
       q.ping.get();
     },
+    prepareReads() {
+      reader?.prepare();
+    },
+
     async close() {
       await reader?.close();
       if (db.open) db.close();

@@ -166,3 +166,42 @@ test('an idle read thread does not keep a process alive', async () => {
     await s.cleanup();
   }
 });
+
+test('prepare() starts the read thread before the first read, once; the reads then use that thread', () =>
+  withReader(3, async (reader) => {
+    assert.equal(reader.starts, 0, 'no thread until asked');
+    reader.prepare();
+    reader.prepare();
+    assert.equal(reader.starts, 1);
+    const rows = await Promise.all([0, 1, 2].map((i) => reader.read(`F${i}`, ISSUE)));
+    rows.forEach((r, i) => assert.equal(firstValue(r!.series), 10 * i));
+    assert.equal(reader.starts, 1, 'the reads went to the prepared thread');
+    await reader.close();
+    reader.prepare();
+    assert.equal(reader.starts, 1, 'a closed reader starts no thread');
+  }));
+
+test('a store prepared for reads, its thread idle, does not keep a process alive', async () => {
+  const s = await storeWith(1);
+  try {
+    const script = join(s.path, '..', 'prepared.mjs');
+    const storeModule = new URL('../../../src/store/openStore.js', import.meta.url).href;
+    // Gives the thread time to start, then leaves the store open: the process must still end.
+    writeFileSync(
+      script,
+      `const { openStore } = await import(${JSON.stringify(storeModule)});\n` +
+        `const store = await openStore(${JSON.stringify(s.path)});\n` +
+        `store.prepareReads();\n` +
+        `await new Promise((resolve) => setTimeout(resolve, 300));\n` +
+        `process.stdout.write('prepared');\n`,
+    );
+    const out = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, [script], { timeout: 20_000, cwd: fileURLToPath(new URL('.', import.meta.url)) }, (err, stdout) =>
+        err ? reject(err) : resolve(stdout),
+      );
+    });
+    assert.equal(out, 'prepared');
+  } finally {
+    await s.cleanup();
+  }
+});
