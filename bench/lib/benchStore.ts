@@ -10,6 +10,7 @@ import { demoSeries } from '../../src/demo/weather.js';
 import { SERIES_FORMAT } from '../../src/domain/codec.js';
 import { formatIssue } from '../../src/domain/time.js';
 import { openStore } from '../../src/store/openStore.js';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import type { NewRun } from '../../src/store/store.js';
 
 export const BENCH_DIR = join(process.cwd(), 'data', 'bench');
@@ -45,8 +46,9 @@ export function benchRun(site: DemoSite, issueMs: number): NewRun {
 /** Path of a store of sites x runs, building it when absent. */
 export async function benchStore(sites: number, runs: number, log: (m: string) => void = (m) => process.stderr.write(m + '\n')): Promise<string> {
   mkdirSync(BENCH_DIR, { recursive: true });
-  // Named by the series format, so that a store written by an older encoder is not measured as this one's.
-  const path = join(BENCH_DIR, `store-${sites}x${runs}-f${SERIES_FORMAT}.db`);
+  // Named by the series format, so that a store written by an older encoder is not measured as this one's,
+  // and by the schema version, which an older forecastd refuses to open (bench:compare serves both).
+  const path = join(BENCH_DIR, `store-${sites}x${runs}-f${SERIES_FORMAT}-s${MIGRATIONS.length}.db`);
   if (existsSync(path)) return path;
   const tmp = `${path}.building`;
   rmSync(tmp, { force: true });

@@ -1,8 +1,8 @@
 /**
  * What every connection to a store file shares, the store's own and its read
  * thread's (runReaderThread.ts): how long it waits for another's lock, how much
- * page cache it keeps, and how it reads a run. Also the store's query for the
- * runs changed since a revision, whose plan a test checks (connection.test.ts).
+ * page cache it keeps, and how it reads a run. Also the store's queries over
+ * many runs, whose plans a test checks (connection.test.ts).
  */
 import type Database from 'better-sqlite3';
 import { RUN_COLUMNS } from '../rows.js';
@@ -27,3 +27,19 @@ export const GET_RUN_SQL = `SELECT ${RUN_COLUMNS} FROM runs WHERE farm_id = ? AN
 export const RUNS_SINCE_SQL = `SELECT r.farm_id, r.issue, c.revision
   FROM (SELECT rowid AS id, revision FROM runs WHERE revision > ?) AS c JOIN runs AS r ON r.rowid = c.id
   ORDER BY c.revision`;
+
+/**
+ * A run's version at every site holding it (bound to the issue; the second form also to a JSON array of
+ * farm_ids), by farm_id, and every run's arrival times (none bound; the second form bound to such an array).
+ * All from the index by issue (migration 8), which holds every column they read: from the table, each row's
+ * revision and publication times are read past its blob.
+ */
+export const RUN_VERSIONS_SQL = 'SELECT farm_id, revision, published_at FROM runs WHERE issue = ? ORDER BY farm_id';
+export const RUN_VERSIONS_AMONG_SQL = `SELECT farm_id, revision, published_at FROM runs
+  WHERE issue = ? AND farm_id IN (SELECT value FROM json_each(?)) ORDER BY farm_id`;
+const ARRIVAL_COLUMNS = `issue, count(*) AS farms, min(first_published_at) AS first, max(first_published_at) AS lastFirst,
+  max(published_at) AS last`;
+export const RUN_ARRIVALS_SQL = `SELECT ${ARRIVAL_COLUMNS} FROM runs GROUP BY issue ORDER BY issue DESC`;
+/** Named: left to choose, the planner reads the scope's rows by farm_id, from the table. */
+export const RUN_ARRIVALS_AMONG_SQL = `SELECT ${ARRIVAL_COLUMNS}
+  FROM runs INDEXED BY runs_by_issue WHERE farm_id IN (SELECT value FROM json_each(?)) GROUP BY issue ORDER BY issue DESC`;

@@ -59,7 +59,7 @@ import {
   type WebhookRow,
   type WebhookSummaryRow,
 } from '../webhookRows.js';
-import { GET_RUN_SQL, RUNS_SINCE_SQL, setSharedPragmas } from './connection.js';
+import { GET_RUN_SQL, RUN_ARRIVALS_AMONG_SQL, RUN_ARRIVALS_SQL, RUN_VERSIONS_AMONG_SQL, RUN_VERSIONS_SQL, RUNS_SINCE_SQL, setSharedPragmas } from './connection.js';
 import { MIGRATIONS } from './migrations.js';
 import { RunReader } from './runReader.js';
 
@@ -147,23 +147,10 @@ export function openSqliteStore(path: string): Store {
        FROM runs r WHERE r.farm_id = ? ORDER BY r.issue DESC LIMIT ? OFFSET ?`,
     ),
     countFarmIssues: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM runs WHERE farm_id = ?'),
-    runArrivals: db.prepare<[], RunArrivalRow>(
-      `SELECT issue, count(*) AS farms, min(first_published_at) AS first, max(first_published_at) AS lastFirst,
-              max(published_at) AS last
-       FROM runs GROUP BY issue ORDER BY issue DESC`,
-    ),
-    runArrivalsAmong: db.prepare<[string], RunArrivalRow>(
-      `SELECT issue, count(*) AS farms, min(first_published_at) AS first, max(first_published_at) AS lastFirst,
-              max(published_at) AS last
-       FROM runs WHERE farm_id IN (SELECT value FROM json_each(?)) GROUP BY issue ORDER BY issue DESC`,
-    ),
-    runVersions: db.prepare<[string], RunVersionRow>(
-      'SELECT farm_id, revision, published_at FROM runs WHERE issue = ? ORDER BY farm_id',
-    ),
-    runVersionsAmong: db.prepare<[string, string], RunVersionRow>(
-      `SELECT farm_id, revision, published_at FROM runs
-       WHERE issue = ? AND farm_id IN (SELECT value FROM json_each(?)) ORDER BY farm_id`,
-    ),
+    runArrivals: db.prepare<[], RunArrivalRow>(RUN_ARRIVALS_SQL),
+    runArrivalsAmong: db.prepare<[string], RunArrivalRow>(RUN_ARRIVALS_AMONG_SQL),
+    runVersions: db.prepare<[string], RunVersionRow>(RUN_VERSIONS_SQL),
+    runVersionsAmong: db.prepare<[string, string], RunVersionRow>(RUN_VERSIONS_AMONG_SQL),
     // The same three among a set of farms, given as a JSON array (one parameter whatever the set's size).
     listIssuesAmong: db.prepare<[string, number, number], IssueSummary>(
       `SELECT issue, count(*) AS farms FROM runs WHERE farm_id IN (SELECT value FROM json_each(?))
