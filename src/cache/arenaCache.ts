@@ -96,6 +96,14 @@ export class ArenaCache<K, V> {
     return this.usedBytes;
   }
 
+  /**
+   * The value under key without marking it used, nor keeping its region for this turn: to be copied from at
+   * once, before anything is set.
+   */
+  peek(key: K): V | undefined {
+    return this.map.get(key)?.value;
+  }
+
   get(key: K): V | undefined {
     const e = this.map.get(key);
     if (e === undefined) return undefined;

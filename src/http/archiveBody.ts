@@ -24,7 +24,7 @@ import type { ArchivePlan } from '../query/archivePlan.js';
 import type { Farm, RunVersion, Store, StoredRun } from '../store/store.js';
 import type { EntryCopy } from './bodyCache.js';
 import { BodyKey } from './bodyKey.js';
-import { BufferPool } from './bufferPool.js';
+import { BufferPool, type Lease } from './bufferPool.js';
 
 /**
  * Runs read ahead of the entry being rendered. A read waits for the store (SQLite's read thread, and the
@@ -41,6 +41,11 @@ export interface EntryCopies {
   keepEntry(key: string, bytes: Buffer, crc32: number): void;
   /** The site record a single download's key is made from (the read model's). */
   farm(farmId: string): Farm | undefined;
+  /**
+   * The run in that revision if the server holds it (the read model's memory or copies on disk), its bytes
+   * read into what `into` gives; undefined when it does not (the store is read).
+   */
+  run?(farmId: string, issue: string, revision: number, into: (length: number) => Uint8Array): StoredRun | undefined;
   /** Where rendered entries are leased from: the rendered answers' pool, which entries read back come from. */
   readonly pool: BufferPool;
 }
@@ -56,6 +61,8 @@ const NOTHING = (): void => undefined;
 /** An entry's run as read, and what is known of its bytes before rendering. */
 interface Source {
   readonly run: StoredRun | undefined;
+  /** The pooled buffer of a run the server held (EntryCopies.run), handed back once the entry is made. */
+  readonly runBytes?: Lease;
   readonly from?: number;
   readonly to?: number;
   /** Its single download's body key, when copies are kept. */
@@ -81,18 +88,25 @@ export async function* archiveParts(
   // rendered, and not kept either.
   let useCopies = copies !== undefined;
 
-  // Read from the store, not the read model: a download of every site would push the hot runs out of its cache.
+  // The run as the server holds it, in the planned revision, else from the store; never through the read
+  // model's caches, which a download of every site would fill with runs single answers do not ask for.
   const source = async (version: RunVersion): Promise<Source> => {
-    const run = await store.getRun(version.farmId, plan.issue);
+    let runBytes: Lease | undefined;
+    const held = copies?.run?.(version.farmId, plan.issue, version.revision, (length) => (runBytes = pool.lease(length)).bytes);
+    if (held === undefined) {
+      runBytes?.release();
+      runBytes = undefined;
+    }
+    const run = held ?? (await store.getRun(version.farmId, plan.issue));
     // Removed by retention since the plan was made: the archive holds what exists as it is written.
     if (run === undefined) return { run };
     const { from, to } = windowRecords(run.view.steps, plan.issueMs, plan.window);
     const farm = useCopies ? copies!.farm(version.farmId) : undefined;
-    if (farm === undefined) return { run, from, to };
+    if (farm === undefined) return { run, runBytes, from, to };
     const key = new BodyKey({ farm, run, issueMs: plan.issueMs, elements: plan.elements, from, to }, true, 0, 0).text;
     const copy = copies!.entry(key);
     if (copy?.slow === true) useCopies = false;
-    return { run, from, to, key, copy };
+    return { run, runBytes, from, to, key, copy };
   };
 
   const sources: Promise<Source>[] = [];
@@ -107,7 +121,7 @@ export async function* archiveParts(
   for (let i = 0; i < READ_AHEAD; i++) readNext();
   try {
     for (const version of plan.runs) {
-      const { run, from, to, key, copy } = await sources.shift()!;
+      const { run, runBytes, from, to, key, copy } = await sources.shift()!;
       readNext();
       if (run === undefined) continue;
       let data: ArchivePart;
@@ -123,6 +137,7 @@ export async function* archiveParts(
         if (key !== undefined && useCopies) copies!.keepEntry(key, lease.bytes, crc);
         data = lease;
       }
+      runBytes?.release();
       const size = data.bytes.length;
       const entry = { name: csvFileName(version.farmId, plan.issue), crc32: crc, size, mtimeMs: run.publishedAt, offset };
       const header = localHeader(entry);
@@ -134,7 +149,12 @@ export async function* archiveParts(
     yield { bytes: centralDirectory(written, offset), release: NOTHING };
   } finally {
     // Stopped early (the client left, a read failed): the copies read ahead go back to their pool.
-    for (const read of sources) read.then((s) => s.copy?.release(), NOTHING);
+    for (const read of sources) {
+      read.then((s) => {
+        s.copy?.release();
+        s.runBytes?.release();
+      }, NOTHING);
+    }
   }
 }
 

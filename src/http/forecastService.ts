@@ -151,6 +151,7 @@ export class ForecastService {
       entry: (key) => bodies.entry(key),
       keepEntry: (key, bytes, crc32) => bodies.keepEntry(key, bytes, crc32),
       farm: (farmId) => this.reads.getFarm(farmId),
+      run: (farmId, issue, revision, into) => this.reads.heldRun(farmId, issue, revision, into),
       pool: bodies.pool,
     };
     this.latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;

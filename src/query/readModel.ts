@@ -209,6 +209,37 @@ export class ReadModel implements ReadSource {
     return this.keep(key, run);
   }
 
+  /**
+   * The run in the given revision, if memory or a copy on disk holds it, read into bytes that `into` gives
+   * (the caller's), without moving or filling either cache: a bulk download reads every site's run once, and
+   * must not push out the runs single answers read. Undefined when neither holds that revision, or copies are
+   * read through libuv's threads for now: the caller then reads the store. Spares a bulk download a store
+   * read per site (a hand-over to SQLite's read thread and back) once load has read the runs before.
+   */
+  heldRun(farmId: string, issue: string, revision: number, into: (length: number) => Uint8Array): StoredRun | undefined {
+    const key = runKey(farmId, issue);
+    const kept = this.runs.peek(key);
+    let bytes: Uint8Array;
+    let publishedAt: number;
+    if (kept !== undefined) {
+      const blob = kept.view.encoded;
+      if (kept.revision !== revision || blob === undefined) return undefined;
+      bytes = into(blob.length);
+      bytes.set(blob);
+      publishedAt = kept.publishedAt;
+    } else {
+      const copy = this.disk?.readNow(key, into);
+      if (copy === undefined || copy.meta.revision !== revision) return undefined;
+      bytes = copy.bytes;
+      publishedAt = copy.meta.publishedAt;
+    }
+    try {
+      return { farmId, issue, view: openSeries(bytes), revision, publishedAt };
+    } catch {
+      return undefined;
+    }
+  }
+
   private async readRun(key: string, farmId: string, issue: string): Promise<StoredRun | undefined> {
     const seen = this.seen;
     const run = await this.store.getRun(farmId, issue);

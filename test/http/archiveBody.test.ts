@@ -11,11 +11,12 @@ import { createServer, get as httpGet, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DiskRing } from '../../src/cache/diskRing.js';
 import { archiveParts, READ_AHEAD, sendArchive, startingWith, type ArchivePart, type EntryCopies } from '../../src/http/archiveBody.js';
-import { BufferPool } from '../../src/http/bufferPool.js';
+import { BufferPool, type Lease } from '../../src/http/bufferPool.js';
 import { BodyCache, type BodyCopyMeta } from '../../src/http/bodyCache.js';
 import { planArchive, type ArchivePlan } from '../../src/query/archivePlan.js';
 import { EVERY_SITE } from '../../src/query/scope.js';
-import type { Store } from '../../src/store/store.js';
+import type { Store, StoredRun } from '../../src/store/store.js';
+import { openSeries } from '../../src/domain/codec.js';
 import { seed, tempDir, testStore, type FarmFixture } from '../helpers/fixtures.js';
 
 const ISSUE = '2026112000';
@@ -264,4 +265,59 @@ test('an archive whose first part was taken ahead, stopped at its first part, st
   for await (const part of startingWith(await whole.next(), whole)) all.push(part.bytes[0]!);
   assert.deepEqual(all, [0, 1, 2]);
   assert.equal(stopped, 2);
+});
+
+/** A pool that counts its leases not yet handed back. */
+class CountingPool extends BufferPool {
+  out = 0;
+  most = 0;
+  override lease(len: number): Lease {
+    const lease = super.lease(len);
+    this.most = Math.max(this.most, ++this.out);
+    let released = false;
+    return {
+      bytes: lease.bytes,
+      release: () => {
+        if (!released) this.out--;
+        released = true;
+        lease.release();
+      },
+    };
+  }
+}
+
+test('runs the server holds in the planned revision are used instead of store reads, the rest read from the store; the same archive, every buffer handed back', async () => {
+  const expected = await drain(archiveParts(store, plan));
+  const held = new Map<string, StoredRun>();
+  for (const v of plan.runs) held.set(v.farmId, (await store.getRun(v.farmId, ISSUE))!);
+  // The server holds another version of this one: undefined, as the read model answers then.
+  const other = plan.runs[1]!.farmId;
+  const storeReads: string[] = [];
+  const askedRevisions: number[] = [];
+  const pool = new CountingPool();
+  const copies: EntryCopies = {
+    entry: () => undefined,
+    keepEntry: () => undefined,
+    farm: () => undefined,
+    pool,
+    run: (farmId, issue, revision, into) => {
+      askedRevisions.push(revision);
+      const run = held.get(farmId)!;
+      if (farmId === other || issue !== ISSUE || run.revision !== revision) return undefined;
+      const blob = run.view.encoded!;
+      const bytes = into(blob.length);
+      bytes.set(blob);
+      return { ...run, view: openSeries(bytes) };
+    },
+  };
+  const reads = withReads(async (farmId, issue) => {
+    storeReads.push(farmId);
+    return store.getRun(farmId, issue);
+  });
+  const body = await drain(archiveParts(reads, plan, copies));
+  assert.ok(body.equals(expected), 'the same bytes as read from the store');
+  assert.deepEqual(storeReads, [other]);
+  assert.deepEqual(askedRevisions, plan.runs.map((r) => r.revision), 'each asked in its planned revision');
+  assert.equal(pool.out, 0, 'every run and entry buffer handed back');
+  assert.ok(pool.most <= READ_AHEAD + 3, `at most ${pool.most} buffers out at once`);
 });

@@ -282,3 +282,49 @@ describe('with copies of runs on local disk', () => {
     }
   });
 });
+
+describe('runs held for a bulk download (heldRun)', () => {
+  const into = (length: number): Uint8Array => new Uint8Array(length);
+
+  test('gives the run in the asked revision from memory or its copy on disk, into the caller\'s bytes, moving neither cache', async () => {
+    const { store: own, dir, cleanup: done } = await testStore();
+    try {
+      await seed(own, [{ farmId: 'WF_A', issue: '2026112000' }]);
+      await publish(own, 'WF_A', '2026112012', [0, 1, 2, 5, 96, 97, 500, 1440]);
+      const stored = (await own.getRun('WF_A', '2026112012'))!;
+      const expected = JSON.stringify(stored.view.toSeries());
+      // In memory.
+      const mem = new ReadModel(own, 1 << 20);
+      await mem.sync();
+      assert.equal(mem.heldRun('WF_A', '2026112012', stored.revision, into), undefined, 'not held before anything read it');
+      await mem.getRun('WF_A', '2026112012');
+      const lookups = { ...mem.runLookups };
+      const fromMemory = mem.heldRun('WF_A', '2026112012', stored.revision, into)!;
+      assert.equal(JSON.stringify(fromMemory.view.toSeries()), expected);
+      assert.deepEqual([fromMemory.revision, fromMemory.publishedAt], [stored.revision, stored.publishedAt]);
+      assert.notEqual(fromMemory.view, (await mem.getRun('WF_A', '2026112012'))!.view, 'a view of its own bytes');
+      assert.equal(mem.heldRun('WF_A', '2026112012', stored.revision + 1, into), undefined, 'another revision is not held');
+      assert.deepEqual(mem.runLookups, { hits: lookups.hits + 1, misses: lookups.misses }, 'only the getRun above counted');
+      // On disk (no memory for runs).
+      const disk = new DiskRing<RunMeta>({ dir, capacityBytes: 1 << 20, slowReadMs: Infinity });
+      const m = new ReadModel(own, 0, disk);
+      await m.sync();
+      try {
+        assert.equal(m.heldRun('WF_A', '2026112012', stored.revision, into), undefined);
+        await m.getRun('WF_A', '2026112012');
+        await disk.settled();
+        const fromDisk = m.heldRun('WF_A', '2026112012', stored.revision, into)!;
+        assert.equal(JSON.stringify(fromDisk.view.toSeries()), expected);
+        assert.deepEqual([fromDisk.revision, fromDisk.publishedAt], [stored.revision, stored.publishedAt]);
+        assert.equal(m.heldRun('WF_A', '2026112012', stored.revision - 1, into), undefined, 'another revision is not held');
+        assert.equal(m.heldRun('WF_A', '2026112000', stored.revision, into), undefined, 'a run never read is not held');
+        assert.equal(m.stats().runs, 0, 'nothing was kept in memory');
+        assert.equal(disk.size, 1, 'nothing was added on disk');
+      } finally {
+        await m.close();
+      }
+    } finally {
+      await done();
+    }
+  });
+});
