@@ -45,7 +45,7 @@ export interface EntryCopies {
    * The run in that revision if the server holds it (the read model's memory or copies on disk), its bytes
    * read into what `into` gives; undefined when it does not (the store is read).
    */
-  run?(farmId: string, issue: string, revision: number, into: (length: number) => Uint8Array): StoredRun | undefined;
+  run(farmId: string, issue: string, revision: number, into: (length: number) => Uint8Array): StoredRun | undefined;
   /** Where rendered entries are leased from: the rendered answers' pool, which entries read back come from. */
   readonly pool: BufferPool;
 }
@@ -92,7 +92,7 @@ export async function* archiveParts(
   // model's caches, which a download of every site would fill with runs single answers do not ask for.
   const source = async (version: RunVersion): Promise<Source> => {
     let runBytes: Lease | undefined;
-    const held = copies?.run?.(version.farmId, plan.issue, version.revision, (length) => (runBytes = pool.lease(length)).bytes);
+    const held = copies?.run(version.farmId, plan.issue, version.revision, (length) => (runBytes = pool.lease(length)).bytes);
     if (held === undefined) {
       runBytes?.release();
       runBytes = undefined;

@@ -107,6 +107,7 @@ async function copiesIn(ring: DiskRing<BodyCopyMeta>): Promise<{ copies: EntryCo
     entry: (key) => bodies.entry(key),
     keepEntry: (key, bytes, crc) => bodies.keepEntry(key, bytes, crc),
     farm: (farmId) => farms.get(farmId),
+    run: () => undefined,
     pool: bodies.pool,
   };
   return { copies, bodies };
@@ -157,6 +158,7 @@ test('an entry is kept whole, as it is sent, before its buffer is reused for the
     entry: () => undefined,
     keepEntry: (key, bytes) => void kept.set(key, Buffer.from(bytes)),
     farm: (farmId) => farms.get(farmId),
+    run: () => undefined,
     pool,
   };
   const archive = await drain(archiveParts(store, plan, copies));
