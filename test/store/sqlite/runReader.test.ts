@@ -143,24 +143,26 @@ test('a closed reader fails the reads it holds and every later one', () =>
     await assert.rejects(reader.read('F0', ISSUE), /the store is closed/);
   }));
 
+/**
+ * Runs, in a process of its own, a script that opens the store at `path` (as `store`) and then runs `body`,
+ * never closing it: resolves with what it printed, and rejects if it does not end within 20 s.
+ */
+async function scriptOutput(path: string, name: string, body: string): Promise<string> {
+  const script = join(path, '..', name);
+  const storeModule = new URL('../../../src/store/openStore.js', import.meta.url).href;
+  writeFileSync(script, `const { openStore } = await import(${JSON.stringify(storeModule)});\nconst store = await openStore(${JSON.stringify(path)});\n${body}\n`);
+  return new Promise<string>((resolve, reject) => {
+    execFile(process.execPath, [script], { timeout: 20_000, cwd: fileURLToPath(new URL('.', import.meta.url)) }, (err, stdout) =>
+      err ? reject(err) : resolve(stdout),
+    );
+  });
+}
+
 test('an idle read thread does not keep a process alive', async () => {
   const s = await storeWith(1);
   try {
     // A script that reads a run and never closes its store must still end.
-    const script = join(s.path, '..', 'reads.mjs');
-    const storeModule = new URL('../../../src/store/openStore.js', import.meta.url).href;
-    writeFileSync(
-      script,
-      `const { openStore } = await import(${JSON.stringify(storeModule)});\n` +
-        `const store = await openStore(${JSON.stringify(s.path)});\n` +
-        `const run = await store.getRun('F0', '${ISSUE}');\n` +
-        `process.stdout.write(String(run.revision));\n`,
-    );
-    const out = await new Promise<string>((resolve, reject) => {
-      execFile(process.execPath, [script], { timeout: 20_000, cwd: fileURLToPath(new URL('.', import.meta.url)) }, (err, stdout) =>
-        err ? reject(err) : resolve(stdout),
-      );
-    });
+    const out = await scriptOutput(s.path, 'reads.mjs', `const run = await store.getRun('F0', '${ISSUE}');\nprocess.stdout.write(String(run.revision));`);
     assert.equal(out, String((await s.store.getRun('F0', ISSUE))!.revision));
   } finally {
     await s.cleanup();
@@ -184,22 +186,12 @@ test('prepare() starts the read thread before the first read, once; the reads th
 test('a store prepared for reads, its thread idle, does not keep a process alive', async () => {
   const s = await storeWith(1);
   try {
-    const script = join(s.path, '..', 'prepared.mjs');
-    const storeModule = new URL('../../../src/store/openStore.js', import.meta.url).href;
     // Gives the thread time to start, then leaves the store open: the process must still end.
-    writeFileSync(
-      script,
-      `const { openStore } = await import(${JSON.stringify(storeModule)});\n` +
-        `const store = await openStore(${JSON.stringify(s.path)});\n` +
-        `store.prepareReads();\n` +
-        `await new Promise((resolve) => setTimeout(resolve, 300));\n` +
-        `process.stdout.write('prepared');\n`,
+    const out = await scriptOutput(
+      s.path,
+      'prepared.mjs',
+      "store.prepareReads();\nawait new Promise((resolve) => setTimeout(resolve, 300));\nprocess.stdout.write('prepared');",
     );
-    const out = await new Promise<string>((resolve, reject) => {
-      execFile(process.execPath, [script], { timeout: 20_000, cwd: fileURLToPath(new URL('.', import.meta.url)) }, (err, stdout) =>
-        err ? reject(err) : resolve(stdout),
-      );
-    });
     assert.equal(out, 'prepared');
   } finally {
     await s.cleanup();
