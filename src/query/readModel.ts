@@ -211,7 +211,8 @@ export class ReadModel implements ReadSource {
 
   /**
    * The run in the given revision, if memory or a copy on disk holds it, read into bytes that `into` gives
-   * (the caller's), without moving or filling either cache: a bulk download reads every site's run once, and
+   * (the caller's, also when `into` was called and the answer is then undefined: a copy of another revision),
+   * without moving or filling either cache: a bulk download reads every site's run once, and
    * must not push out the runs single answers read. Undefined when neither holds that revision, or copies are
    * read through libuv's threads for now: the caller then reads the store. Spares a bulk download a store
    * read per site (a hand-over to SQLite's read thread and back) once load has read the runs before.
