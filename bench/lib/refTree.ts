@@ -28,7 +28,8 @@ export function refBin(rev: string): string {
 
 /**
  * The bench store of sites x runs as the tree of `bin` builds it (under this tree's data/bench): the same
- * values, in the encoding of that tree's series format, so an older tree is never handed blobs it cannot read.
+ * values, in the encoding of that tree's series format and its schema, so an older tree is never handed blobs
+ * it cannot read nor a store migrated past what it knows (benchStore names its files by both).
  */
 export function refStore(bin: string, sites: number, runs: number): string {
   const lib = pathToFileURL(join(bin, '..', '..', 'dist', 'bench', 'lib', 'benchStore.js')).href;
