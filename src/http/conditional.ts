@@ -5,6 +5,7 @@
  */
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { keepRecent } from '../cache/keepRecent.js';
+import { base36 } from './headerNumber.js';
 
 export type Coding = 'identity' | 'gzip' | 'br';
 
@@ -12,7 +13,7 @@ export type Coding = 'identity' | 'gzip' | 'br';
 export const MIN_COMPRESS_BYTES = 1024;
 
 /** The entity tag, without quotes and coding, of one (run revision, normalised query), from the query's 32-bit hash. */
-export const tagBase = (revision: number, keyHash: number): string => `${revision.toString(36)}-${keyHash.toString(36)}`;
+export const tagBase = (revision: number, keyHash: number): string => `${base36(revision)}-${base36(keyHash)}`;
 
 /**
  * The tag suffix of each compressed coding. A strong tag names one byte sequence, and compressed bytes change
