@@ -75,7 +75,8 @@ interface Prepared {
   /** The read model's stamp of what the answer depends on when it was prepared (ReadModel.stampOf). */
   readonly stamp: number;
   /** Headers of the 200 answer with the identity body, made when first sent: a remembered answer is sent again and again. */
-  identityHeaders?: string[];
+  /** Frozen, so that the wire front writes them out once for every answer (wireExchange.ts). */
+  identityHeaders?: readonly string[];
   /** A remembered answer's body, held so that a replay needs no second lookup (see BodyCache.sentAgain). */
   readonly body?: CachedBody;
   /** Replayed since the memo last passed it (the memo is read with peek: no relinking per replay). */
@@ -112,7 +113,7 @@ function remembered(p: Prepared, body: CachedBody): Prepared {
 }
 
 /** The answer's headers and those the door adds for this caller (its rate limit), in one array. */
-function withAnswerHeaders(req: IncomingMessage, headers: string[]): string[] {
+function withAnswerHeaders(req: IncomingMessage, headers: readonly string[]): readonly string[] {
   const extra = answerHeadersOf(req);
   return extra === undefined ? headers : headers.concat(extra);
 }
@@ -291,7 +292,7 @@ export class ForecastService {
     }
     const sent = this.bodies.lease(entry);
     if (wanted === 'identity') {
-      const headers = withAnswerHeaders(req, (p.identityHeaders ??= this.headers200(p, entry.identity, 'identity')));
+      const headers = withAnswerHeaders(req, (p.identityHeaders ??= Object.freeze(this.headers200(p, entry.identity, 'identity'))));
       sendAtTurnEnd(res, 200, headers, entry.identity, sent);
     } else {
       const { bytes, coding } = this.bodies.encoded(p.key, entry, wanted);
