@@ -61,11 +61,44 @@ function matches(buf: Uint8Array, at: number, bytes: readonly number[]): boolean
 
 const latin1 = (buf: Buffer, from: number, to: number): string => buf.toString('latin1', from, to);
 
+const BLANK_LINE = Buffer.from('\r\n\r\n', 'latin1');
+
+/**
+ * Header names clients commonly send, by length: a name read is compared with these byte by byte, ignoring
+ * case, and one that matches is the constant string, with no text cut out of the buffer and lower-cased (two
+ * strings a header: most of a head's reading for a client that sends a few headers).
+ */
+const KNOWN_NAMES = new Map<number, readonly (readonly [string, Uint8Array])[]>();
+for (const name of [
+  'host', 'user-agent', 'accept', 'accept-encoding', 'accept-language', 'connection', 'authorization',
+  'if-none-match', 'if-modified-since', 'x-request-id', 'x-forwarded-for', 'x-forwarded-proto', 'x-real-ip',
+  'cache-control', 'pragma', 'referer', 'origin', 'cookie', 'x-api-key', 'te', 'via', 'forwarded',
+]) {
+  const list = KNOWN_NAMES.get(name.length) ?? [];
+  KNOWN_NAMES.set(name.length, [...list, [name, Buffer.from(name, 'latin1')]]);
+}
+
+/** The lower-case name at buf[from, to). */
+function headerName(buf: Buffer, from: number, to: number): string {
+  const known = KNOWN_NAMES.get(to - from);
+  if (known !== undefined) {
+    for (const [name, bytes] of known) {
+      let i = 0;
+      for (; i < bytes.length; i++) {
+        const c = buf[from + i]!;
+        if ((c >= 65 && c <= 90 ? c + 32 : c) !== bytes[i]) break;
+      }
+      if (i === bytes.length) return name;
+    }
+  }
+  return latin1(buf, from, to).toLowerCase();
+}
+
 /** Reads the head at the start of buf (what follows it, a pipelined request, is left alone). */
 export function readRequestHead(buf: Buffer): RequestHead | typeof INCOMPLETE | typeof OTHER {
   // The blank line first, within the limit: a head that is not all there is not looked at.
-  const blank = buf.subarray(0, MAX_HEAD_BYTES).indexOf('\r\n\r\n', 0, 'latin1');
-  if (blank < 0) return buf.length >= MAX_HEAD_BYTES ? OTHER : INCOMPLETE;
+  const blank = buf.indexOf(BLANK_LINE);
+  if (blank < 0 || blank + BLANK_LINE.length > MAX_HEAD_BYTES) return buf.length >= MAX_HEAD_BYTES ? OTHER : INCOMPLETE;
   const end = blank + 4;
   if (!matches(buf, 0, GET)) return OTHER;
   let at = GET.length;
@@ -84,7 +117,7 @@ export function readRequestHead(buf: Buffer): RequestHead | typeof INCOMPLETE | 
     const nameFrom = at;
     while (TOKEN[buf[at]!] === 1) at++;
     if (at === nameFrom || buf[at] !== COLON) return OTHER;
-    const name = latin1(buf, nameFrom, at).toLowerCase();
+    const name = headerName(buf, nameFrom, at);
     at++;
     while (buf[at] === SP || buf[at] === HTAB) at++;
     const valueFrom = at;

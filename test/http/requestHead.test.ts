@@ -22,6 +22,22 @@ describe('readRequestHead', () => {
     assert.equal(head(PLAIN).url.includes('%2B08:00'), true);
   });
 
+  test('every header name comes lower-cased, the common ones in any spelling and their near misses alike', () => {
+    const common = ['Host', 'User-Agent', 'ACCEPT', 'accept-Encoding', 'Accept-Language', 'Authorization', 'If-None-Match', 'If-Modified-Since', 'X-Request-Id', 'X-Forwarded-For', 'X-Forwarded-Proto', 'X-Real-IP', 'Cache-Control', 'Pragma', 'Referer', 'Origin', 'Cookie', 'X-API-Key', 'TE', 'Via', 'Forwarded'];
+    // Each common name with one byte changed (a letter moved by one, or a symbol a letter's case would not fold).
+    const near = common.map((n, i) => {
+      const at = i % n.length;
+      const c = n.charCodeAt(at);
+      const other = c === 45 ? 95 : /[a-y]/i.test(n[at]!) ? c + 1 : 65;
+      return n.slice(0, at) + String.fromCharCode(other) + n.slice(at + 1);
+    });
+    const names = [...common, ...near, 'x^y', 'x~y', 'X_Y', 'x-custom'];
+    const text = `GET / HTTP/1.1\r\n${names.map((n, i) => `${n}: v${i}\r\n`).join('')}\r\n`;
+    const h = head(text);
+    assert.deepEqual(Object.keys(h.headers), names.map((n) => n.toLowerCase()));
+    assert.deepEqual(Object.values(h.headers), names.map((_, i) => `v${i}`));
+  });
+
   test('Connection: close asks for the connection to close; keep-alive is the default', () => {
     assert.equal(head('GET / HTTP/1.1\r\nHost: x\r\nConnection: Close\r\n\r\n').close, true);
     assert.equal(head('GET / HTTP/1.1\r\nHost: x\r\nconnection: keep-alive\r\n\r\n').close, false);
