@@ -25,8 +25,13 @@
  *
  * Timeouts: a connection that sends nothing within the headers timeout, or stays
  * idle past the keep-alive timeout after an answer, is closed, as Node closes
- * an idle keep-alive connection. Shutdown: idle connections close at once, busy
- * ones after their answer.
+ * an idle keep-alive connection. One sweep of the front's connections, a
+ * quarter of the shorter timeout apart, finds them, rather than a timer per
+ * socket: setting a socket's timer off for each request and on again after its
+ * answer, and its refresh on each read, were about 2 % of a hot answer's CPU. So
+ * a connection closes up to half the timeout later than it would by its own
+ * timer, never earlier. Shutdown: idle connections close at once, busy ones
+ * after their answer.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -50,6 +55,16 @@ export interface WireFrontOptions<Q> {
 
 /** Unread bytes held while an answer is made; past this the socket is paused. */
 const MAX_HELD_BYTES = 4 * MAX_HEAD_BYTES;
+
+/** The idle sweep's interval: a quarter of the shorter timeout, within these bounds (ms). */
+const SWEEP_MIN_MS = 25;
+const SWEEP_MAX_MS = 1000;
+
+export function sweepIntervalMs(headersTimeoutMs: number, keepAliveTimeoutMs: number): number {
+  const limits = [headersTimeoutMs, keepAliveTimeoutMs].filter((ms) => ms > 0);
+  if (limits.length === 0) return SWEEP_MAX_MS;
+  return Math.min(SWEEP_MAX_MS, Math.max(SWEEP_MIN_MS, Math.floor(Math.min(...limits) / 4)));
+}
 
 type Listener = (this: Server, socket: Socket) => void;
 
@@ -83,6 +98,7 @@ export function installWireFront<Q>(server: Server, o: WireFrontOptions<Q>): Wir
   };
   const front: Front<Q> = {
     server,
+    now: performance.now(),
     options: o,
     open,
     counts,
@@ -97,6 +113,20 @@ export function installWireFront<Q>(server: Server, o: WireFrontOptions<Q>): Wir
     },
   };
   server.on('connection', (socket: Socket) => open.add(new Connection(front, socket)));
+  // The server's keep-alive timeout may be set after this (the framework sets it from its options).
+  let sweep: NodeJS.Timeout | undefined;
+  const sweepEvery = (): void => {
+    clearInterval(sweep);
+    const every = sweepIntervalMs(o.headersTimeoutMs, server.keepAliveTimeout);
+    sweep = setInterval(() => {
+      front.now = performance.now();
+      for (const c of open) c.closeIfIdleFor(front.now, every);
+      if (every !== sweepIntervalMs(o.headersTimeoutMs, server.keepAliveTimeout)) sweepEvery();
+    }, every);
+    sweep.unref();
+  };
+  sweepEvery();
+  server.once('close', () => clearInterval(sweep));
   const closeIdle = server.closeIdleConnections.bind(server);
   server.closeIdleConnections = () => {
     closeIdle();
@@ -112,6 +142,8 @@ export function installWireFront<Q>(server: Server, o: WireFrontOptions<Q>): Wir
 
 interface Front<Q> {
   readonly server: Server;
+  /** performance.now() at the last sweep: when a connection fell idle, to within one sweep. */
+  now: number;
   readonly options: WireFrontOptions<Q>;
   readonly open: Set<Connection<Q>>;
   readonly counts: WireCounts;
@@ -125,6 +157,9 @@ class Connection<Q> implements WireLink {
   private current: WireResponse | undefined;
   private ended = false;
   private handedOff = false;
+  /** The sweep's clock when the connection last fell idle or was read from, and whether it has been answered. */
+  private idleSince: number;
+  private answered = false;
 
   constructor(
     private readonly front: Front<Q>,
@@ -134,8 +169,7 @@ class Connection<Q> implements WireLink {
     socket.on('end', this.onEnd);
     socket.on('close', this.onClose);
     socket.on('error', ignore);
-    socket.on('timeout', this.onTimeout);
-    socket.setTimeout(front.options.headersTimeoutMs);
+    this.idleSince = front.now;
   }
 
   keepAliveTimeoutMs(): number {
@@ -146,7 +180,19 @@ class Connection<Q> implements WireLink {
     if (this.current === undefined) this.socket.destroy();
   }
 
+  /**
+   * Closes the connection if it has been idle past its timeout (the headers timeout before its first answer,
+   * the keep-alive timeout after). `now` is the sweep's clock; idleSince may be up to one sweep (`every` ms)
+   * older than the moment it stands for, so that much more is waited.
+   */
+  closeIfIdleFor(now: number, every: number): void {
+    if (this.current !== undefined) return;
+    const limit = this.answered ? this.keepAliveTimeoutMs() : this.front.options.headersTimeoutMs;
+    if (limit > 0 && now - this.idleSince >= limit + every) this.socket.destroy();
+  }
+
   private readonly onData = (chunk: Buffer): void => {
+    this.idleSince = this.front.now;
     this.held = this.held === undefined ? chunk : Buffer.concat([this.held, chunk]);
     if (this.current === undefined) this.next();
     else if (this.held.length > MAX_HELD_BYTES) this.socket.pause();
@@ -162,10 +208,6 @@ class Connection<Q> implements WireLink {
     this.current?.close();
   };
 
-  private readonly onTimeout = (): void => {
-    if (this.current === undefined) this.socket.destroy();
-  };
-
   /** Takes the next request held, hands the connection to Node, or waits. */
   private next(): void {
     const socket = this.socket;
@@ -175,7 +217,7 @@ class Connection<Q> implements WireLink {
     if (held === undefined) {
       // Reached after an answer, or at the client's end of sending: idle, closed when draining.
       if (this.ended || this.front.options.closing()) socket.end();
-      else socket.setTimeout(this.keepAliveTimeoutMs());
+      this.idleSince = this.front.now;
       return;
     }
     if (this.front.options.closing()) return this.handOff();
@@ -184,7 +226,6 @@ class Connection<Q> implements WireLink {
     const q = this.front.options.accept(head.url);
     if (q === undefined) return this.handOff();
     this.held = head.end < held.length ? held.subarray(head.end) : undefined;
-    socket.setTimeout(0);
     if (socket.isPaused()) socket.resume();
     const req = new WireRequest(head, socket);
     const res = new WireResponse(req, this, this.front.options.observer, head.close || this.ended);
@@ -211,6 +252,7 @@ class Connection<Q> implements WireLink {
   private done(res: WireResponse): void {
     if (this.current !== res) return;
     this.current = undefined;
+    this.answered = true;
     res.close();
     if (res.last) {
       this.socket.end();
@@ -231,8 +273,6 @@ class Connection<Q> implements WireLink {
     socket.removeListener('end', this.onEnd);
     socket.removeListener('close', this.onClose);
     socket.removeListener('error', ignore);
-    socket.removeListener('timeout', this.onTimeout);
-    socket.setTimeout(0);
     this.front.open.delete(this);
     const rest = this.held;
     this.held = undefined;

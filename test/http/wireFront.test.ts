@@ -13,6 +13,7 @@ import { seed, testStore, THREE_RUNS } from '../helpers/fixtures.js';
 import { listen } from '../helpers/http.js';
 import { createKey } from '../helpers/keys.js';
 import { prng } from '../helpers/watch.js';
+import { sweepIntervalMs } from '../../src/http/wireFront.js';
 
 let store: Store;
 let cleanup: () => Promise<void>;
@@ -280,6 +281,14 @@ describe('the wire front’s limits', () => {
     const silentMs = Date.now() - started;
     assert.ok(idleMs >= 250 && idleMs < 3000, `idle connection closed after ${idleMs} ms`);
     assert.ok(silentMs >= 450 && silentMs < 3000, `silent connection closed after ${silentMs} ms`);
+  });
+
+  test('the idle sweep runs a quarter of the shorter timeout apart, within 25 ms and 1 s, ignoring a timeout of 0', () => {
+    assert.equal(sweepIntervalMs(60_000, 5_000), 1000);
+    assert.equal(sweepIntervalMs(500, 300), 75);
+    assert.equal(sweepIntervalMs(20, 5_000), 25);
+    assert.equal(sweepIntervalMs(2_000, 0), 500);
+    assert.equal(sweepIntervalMs(0, 0), 1000);
   });
 
   test('/metrics counts what the front took and handed to Node', async () => {
