@@ -45,18 +45,17 @@ const CSV_TYPE = 'text/csv; charset=utf-8';
 const VARY = 'Accept, Accept-Encoding';
 /**
  * The memo's share of the body cache's memory: a body is only replayed through its remembered answer, so a
- * body cache that holds every hot page needs a memo that holds every hot URL (18 KB of bodies per KB of memo;
- * a hot page is about 21 KB, its remembered answer about 1.2 KB).
+ * body cache that holds every hot page needs a memo that holds every hot URL (24 KB of bodies per KB of memo;
+ * a hot page is about 21 KB, its remembered answer under 1 KB).
  */
-const memoBytes = (bodyMb: number): number => Math.floor((bodyMb * MB) / 18);
+const memoBytes = (bodyMb: number): number => Math.floor((bodyMb * MB) / 24);
 /**
  * What a remembered answer costs in memory besides its two key texts (the URL, and the body key's text, which
  * the body cache shares): the object, its header array (made when first sent), the entity tag and length
- * texts, the body key and the memo's own node, 700 bytes in heap snapshots at 10,000 sites
- * (docs/performance.md, "Memory"); and the wire front's text of its frozen header array (wireExchange.ts),
- * 400 bytes measured.
+ * texts, the body key and the memo's own node. Measured with heap snapshots at 10,000 sites
+ * (docs/performance.md, "Memory").
  */
-const MEMO_ENTRY_BYTES = 1100;
+const MEMO_ENTRY_BYTES = 700;
 const memoEntryBytes = (p: Prepared, memoKey: string): number => MEMO_ENTRY_BYTES + memoKey.length + p.key.text.length;
 
 /** Everything about an answer except its body bytes. */
@@ -76,8 +75,7 @@ interface Prepared {
   /** The read model's stamp of what the answer depends on when it was prepared (ReadModel.stampOf). */
   readonly stamp: number;
   /** Headers of the 200 answer with the identity body, made when first sent: a remembered answer is sent again and again. */
-  /** Frozen, so that the wire front writes them out once for every answer (wireExchange.ts). */
-  identityHeaders?: readonly string[];
+  identityHeaders?: string[];
   /** A remembered answer's body, held so that a replay needs no second lookup (see BodyCache.sentAgain). */
   readonly body?: CachedBody;
   /** Replayed since the memo last passed it (the memo is read with peek: no relinking per replay). */
@@ -114,7 +112,7 @@ function remembered(p: Prepared, body: CachedBody): Prepared {
 }
 
 /** The answer's headers and those the door adds for this caller (its rate limit), in one array. */
-function withAnswerHeaders(req: IncomingMessage, headers: readonly string[]): readonly string[] {
+function withAnswerHeaders(req: IncomingMessage, headers: string[]): string[] {
   const extra = answerHeadersOf(req);
   return extra === undefined ? headers : headers.concat(extra);
 }
@@ -293,7 +291,7 @@ export class ForecastService {
     }
     const sent = this.bodies.lease(entry);
     if (wanted === 'identity') {
-      const headers = withAnswerHeaders(req, (p.identityHeaders ??= Object.freeze(this.headers200(p, entry.identity, 'identity'))));
+      const headers = withAnswerHeaders(req, (p.identityHeaders ??= this.headers200(p, entry.identity, 'identity')));
       sendAtTurnEnd(res, 200, headers, entry.identity, sent);
     } else {
       const { bytes, coding } = this.bodies.encoded(p.key, entry, wanted);

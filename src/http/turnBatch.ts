@@ -37,7 +37,7 @@ export const MAX_BATCH_BYTES = 1024 * 1024;
 interface Pending {
   res: ServerResponse;
   status: number;
-  headers: readonly string[];
+  headers: string[];
   body: Buffer | undefined;
   /** Called once the body has been sent: hands a pooled body back, or ends a kept body's lease (BodyCache.lease). */
   release: (() => void) | undefined;
@@ -50,7 +50,7 @@ let queuedBytes = 0;
 export function sendAtTurnEnd(
   res: ServerResponse,
   status: number,
-  headers: readonly string[],
+  headers: string[],
   body: Buffer | undefined,
   release: (() => void) | undefined,
 ): void {
@@ -71,8 +71,7 @@ function flush(): void {
 
 function write(p: Pending): void {
   try {
-    // Node's writeHead only reads the list (its type asks for a mutable one); a remembered answer's is frozen.
-    p.res.writeHead(p.status, p.headers as string[]);
+    p.res.writeHead(p.status, p.headers);
     p.res.end(p.body);
   } catch {
     // Thrown out of the loop's check phase this would end the process; the client sees its connection closed,

@@ -89,8 +89,6 @@ export class WireResponse {
   private set: Map<string, [string, string[]]> | undefined;
   /** The answer's headers as name, value pairs, once writeHead has been called. */
   private pairs: readonly string[] = [];
-  /** X-Request-Id's value when it follows the pairs rather than being among them. */
-  private requestId: string | undefined;
   private closeListeners: (() => void)[] | undefined;
   private closed = false;
   private readonly startedAt = performance.now();
@@ -133,11 +131,7 @@ export class WireResponse {
     if (headers !== undefined && !Array.isArray(headers)) throw new Error('the wire front writes flat header lists only');
     // As the server's response class does: the request id goes last.
     const id = requestIdOf(this.req.asNode())!;
-    if (headers === undefined || this.set !== undefined) return this.writeHeadPlaced(status, [...(headers ?? []), REQUEST_ID_HEADER, id]);
-    // The caller's list as it is (a remembered answer's may be written out once for all its answers), the id after it.
-    this.writeHeadPlaced(status, headers);
-    this.requestId = id;
-    return this;
+    return this.writeHeadPlaced(status, headers === undefined ? [REQUEST_ID_HEADER, id] : [...headers, REQUEST_ID_HEADER, id]);
   }
 
   /** writeHead for a list that places X-Request-Id itself (the framework's error answers do). */
@@ -190,16 +184,37 @@ export class WireResponse {
    * an explicit writeHead; it is named here instead (every writer on the direct path names it).
    */
   private headText(status: number, pairs: readonly string[], bodyBytes: number): string {
-    const listed = Object.isFrozen(pairs) ? keptHead(status, pairs) : listedHead(status, pairs);
-    let text = listed.text;
-    const id = this.requestId;
-    if (id !== undefined) {
-      if (!validValue(id)) throw new Error(`invalid character in header ${REQUEST_ID_HEADER}`);
-      text += `${REQUEST_ID_HEADER}: ${id}\r\n`;
+    let text = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'unknown'}\r\n`;
+    let date = false;
+    let connection = false;
+    let length = false;
+    for (let i = 0; i < pairs.length; i += 2) {
+      const name = pairs[i]!;
+      const value = pairs[i + 1]!;
+      if (!validName(name)) throw new Error(`invalid header name ${JSON.stringify(name)}`);
+      if (!validValue(value)) throw new Error(`invalid character in header ${name}`);
+      text += `${name}: ${value}\r\n`;
+      // Names are compared only when their length and first letter could match: most headers are none of these.
+      const first = name.charCodeAt(0) | 32;
+      switch (name.length) {
+        case 4:
+          date ||= first === 100 /* d */ && name.toLowerCase() === 'date';
+          break;
+        case 10:
+          if (first === 99 /* c */ && name.toLowerCase() === 'connection') {
+            connection = true;
+            if (value.toLowerCase() === 'close') this.last = true;
+          }
+          break;
+        case 14:
+          length ||= first === 99 /* c */ && name.toLowerCase() === 'content-length';
+          break;
+        case 17:
+          if (first === 116 /* t */ && name.toLowerCase() === 'transfer-encoding') throw new Error('the wire front writes whole bodies only');
+      }
     }
-    if (listed.close) this.last = true;
-    if (!listed.date) text += `Date: ${httpDate()}\r\n`;
-    if (!listed.connection) {
+    if (!date) text += `Date: ${httpDate()}\r\n`;
+    if (!connection) {
       if (this.last) text += 'Connection: close\r\n';
       else {
         text += 'Connection: keep-alive\r\n';
@@ -207,73 +222,9 @@ export class WireResponse {
         if (ms > 0) text += `Keep-Alive: timeout=${Math.floor(ms / 1000)}\r\n`;
       }
     }
-    if (!listed.length && status !== 204 && status !== 304) text += `Content-Length: ${decimalHeader(bodyBytes)}\r\n`;
+    if (!length && status !== 204 && status !== 304) text += `Content-Length: ${decimalHeader(bodyBytes)}\r\n`;
     return text + '\r\n';
   }
-}
-
-/** A list of headers written out: the status line and its lines, and what it names of what Node would add. */
-interface ListedHead {
-  readonly status: number;
-  readonly text: string;
-  readonly date: boolean;
-  readonly connection: boolean;
-  /** It says Connection: close. */
-  readonly close: boolean;
-  readonly length: boolean;
-}
-
-/** Each header checked as Node checks it, and written as Node writes it. */
-function listedHead(status: number, pairs: readonly string[]): ListedHead {
-  let text = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'unknown'}\r\n`;
-  let date = false;
-  let connection = false;
-  let close = false;
-  let length = false;
-  for (let i = 0; i < pairs.length; i += 2) {
-    const name = pairs[i]!;
-    const value = pairs[i + 1]!;
-    if (!validName(name)) throw new Error(`invalid header name ${JSON.stringify(name)}`);
-    if (!validValue(value)) throw new Error(`invalid character in header ${name}`);
-    text += `${name}: ${value}\r\n`;
-    // Names are compared only when their length and first letter could match: most headers are none of these.
-    const first = name.charCodeAt(0) | 32;
-    switch (name.length) {
-      case 4:
-        date ||= first === 100 /* d */ && name.toLowerCase() === 'date';
-        break;
-      case 10:
-        if (first === 99 /* c */ && name.toLowerCase() === 'connection') {
-          connection = true;
-          if (value.toLowerCase() === 'close') close = true;
-        }
-        break;
-      case 14:
-        length ||= first === 99 /* c */ && name.toLowerCase() === 'content-length';
-        break;
-      case 17:
-        if (first === 116 /* t */ && name.toLowerCase() === 'transfer-encoding') throw new Error('the wire front writes whole bodies only');
-    }
-  }
-  return { status, text, date, connection, close, length };
-}
-
-/**
- * Frozen lists written out, by list: a remembered answer's headers (forecastService.ts) are the same frozen
- * list for every answer it makes, and checking and joining them for each was about 4 % of a hot answer's
- * CPU. Only a frozen list is kept, since it cannot change after its text is made.
- */
-const keptHeads = new WeakMap<readonly string[], ListedHead>();
-
-function keptHead(status: number, pairs: readonly string[]): ListedHead {
-  let head = keptHeads.get(pairs);
-  if (head === undefined || head.status !== status) {
-    head = listedHead(status, pairs);
-    // Kept as one flat string, not the rope of pieces the joining made: 1,242 -> 401 bytes a list (heap used, 20,000 lists).
-    head = { ...head, text: Buffer.from(head.text, 'latin1').toString('latin1') };
-    keptHeads.set(pairs, head);
-  }
-  return head;
 }
 
 /**
