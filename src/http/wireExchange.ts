@@ -184,7 +184,7 @@ export class WireResponse {
    * an explicit writeHead; it is named here instead (every writer on the direct path names it).
    */
   private headText(status: number, pairs: readonly string[], bodyBytes: number): string {
-    let text = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'unknown'}\r\n`;
+    let text = statusLine(status);
     let date = false;
     let connection = false;
     let length = false;
@@ -217,14 +217,32 @@ export class WireResponse {
     if (!connection) {
       if (this.last) text += 'Connection: close\r\n';
       else {
-        text += 'Connection: keep-alive\r\n';
-        const ms = this.link.keepAliveTimeoutMs();
-        if (ms > 0) text += `Keep-Alive: timeout=${Math.floor(ms / 1000)}\r\n`;
+        text += keepAliveLines(this.link.keepAliveTimeoutMs());
       }
     }
     if (!length && status !== 204 && status !== 304) text += `Content-Length: ${decimalHeader(bodyBytes)}\r\n`;
     return text + '\r\n';
   }
+}
+
+/** The status line of each status answered so far. */
+const statusLines = new Map<number, string>();
+function statusLine(status: number): string {
+  let line = statusLines.get(status);
+  if (line === undefined) {
+    line = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'unknown'}\r\n`;
+    if (statusLines.size < 1000) statusLines.set(status, line);
+  }
+  return line;
+}
+
+/** Connection and Keep-Alive for the server's keep-alive timeout (no Keep-Alive for 0), made again only when it changes. */
+let keepAlive = { ms: -1, lines: '' };
+function keepAliveLines(ms: number): string {
+  if (keepAlive.ms !== ms) {
+    keepAlive = { ms, lines: `Connection: keep-alive\r\n${ms > 0 ? `Keep-Alive: timeout=${Math.floor(ms / 1000)}\r\n` : ''}` };
+  }
+  return keepAlive.lines;
 }
 
 /**
