@@ -16,9 +16,8 @@
  */
 const DIGITS = '0123456789abcdefghijklmnopqrstuvwxyz';
 
-/** For a base b: the text of each n < b^2 without leading zeros, and with them (two digits). */
+/** For a base b and a width w: the text of each n < b^w without leading zeros, and with them (w digits). */
 interface Groups {
-  readonly base: number;
   readonly size: number;
   readonly plain: readonly string[];
   readonly padded: readonly string[];
@@ -34,7 +33,7 @@ function groups(base: number, width: number): Groups {
     padded.push(text);
     plain.push(text.replace(/^0+(?=.)/, ''));
   }
-  return { base, size, plain, padded };
+  return { size, plain, padded };
 }
 
 const DECIMAL = groups(10, 3);

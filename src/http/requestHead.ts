@@ -68,14 +68,14 @@ const BLANK_LINE = Buffer.from('\r\n\r\n', 'latin1');
  * case, and one that matches is the constant string, with no text cut out of the buffer and lower-cased (two
  * strings a header: most of a head's reading for a client that sends a few headers).
  */
-const KNOWN_NAMES = new Map<number, readonly (readonly [string, Uint8Array])[]>();
+const KNOWN_NAMES = new Map<number, [string, Uint8Array][]>();
 for (const name of [
   'host', 'user-agent', 'accept', 'accept-encoding', 'accept-language', 'connection', 'authorization',
   'if-none-match', 'if-modified-since', 'x-request-id', 'x-forwarded-for', 'x-forwarded-proto', 'x-real-ip',
   'cache-control', 'pragma', 'referer', 'origin', 'cookie', 'x-api-key', 'te', 'via', 'forwarded',
 ]) {
-  const list = KNOWN_NAMES.get(name.length) ?? [];
-  KNOWN_NAMES.set(name.length, [...list, [name, Buffer.from(name, 'latin1')]]);
+  if (!KNOWN_NAMES.has(name.length)) KNOWN_NAMES.set(name.length, []);
+  KNOWN_NAMES.get(name.length)!.push([name, Buffer.from(name, 'latin1')]);
 }
 
 /** The lower-case name at buf[from, to). */

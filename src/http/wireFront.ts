@@ -113,19 +113,12 @@ export function installWireFront<Q>(server: Server, o: WireFrontOptions<Q>): Wir
     },
   };
   server.on('connection', (socket: Socket) => open.add(new Connection(front, socket)));
-  // The server's keep-alive timeout may be set after this (the framework sets it from its options).
-  let sweep: NodeJS.Timeout | undefined;
-  const sweepEvery = (): void => {
-    clearInterval(sweep);
-    const every = sweepIntervalMs(o.headersTimeoutMs, server.keepAliveTimeout);
-    sweep = setInterval(() => {
-      front.now = performance.now();
-      for (const c of open) c.closeIfIdleFor(front.now, every);
-      if (every !== sweepIntervalMs(o.headersTimeoutMs, server.keepAliveTimeout)) sweepEvery();
-    }, every);
-    sweep.unref();
-  };
-  sweepEvery();
+  // From the timeouts the server was made with; each check waits the interval more, whatever the timeouts.
+  const every = sweepIntervalMs(o.headersTimeoutMs, server.keepAliveTimeout);
+  const sweep = setInterval(() => {
+    front.now = performance.now();
+    for (const c of open) c.closeIfIdleFor(front.now, every);
+  }, every).unref();
   server.once('close', () => clearInterval(sweep));
   const closeIdle = server.closeIdleConnections.bind(server);
   server.closeIdleConnections = () => {
