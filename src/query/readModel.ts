@@ -14,6 +14,7 @@
 import { ArenaCache } from '../cache/arenaCache.js';
 import type { DiskCacheStats, DiskRing, RingRecord } from '../cache/diskRing.js';
 import { openSeries } from '../domain/codec.js';
+import type { SeriesView } from '../domain/seriesView.js';
 import { runKey, type Box, type Farm, type Store, type StoredRun } from '../store/store.js';
 import type { Maybe } from './maybe.js';
 import type { SiteSource } from './siteLookup.js';
@@ -197,16 +198,20 @@ export class ReadModel implements ReadSource {
    * copy or it is damaged.
    */
   private fromCopy(key: string, farmId: string, issue: string, copy: RingRecord<RunMeta> | undefined): Maybe<StoredRun | undefined> {
-    if (copy === undefined) return this.readRun(key, farmId, issue);
-    let view;
+    const view = copy && this.copyView(key, copy.bytes);
+    if (view === undefined) return this.readRun(key, farmId, issue);
+    const run: StoredRun = { farmId, issue, view, revision: copy!.meta.revision, publishedAt: copy!.meta.publishedAt };
+    return this.keep(key, run);
+  }
+
+  /** The view of a run's copy read from disk; undefined, and the copy forgotten, when it does not parse. */
+  private copyView(key: string, bytes: Uint8Array): SeriesView | undefined {
     try {
-      view = openSeries(copy.bytes);
+      return openSeries(bytes);
     } catch {
       this.disk!.delete(key);
-      return this.readRun(key, farmId, issue);
+      return undefined;
     }
-    const run: StoredRun = { farmId, issue, view, revision: copy.meta.revision, publishedAt: copy.meta.publishedAt };
-    return this.keep(key, run);
   }
 
   /**
@@ -220,25 +225,18 @@ export class ReadModel implements ReadSource {
   heldRun(farmId: string, issue: string, revision: number, into: (length: number) => Uint8Array): StoredRun | undefined {
     const key = runKey(farmId, issue);
     const kept = this.runs.peek(key);
-    let bytes: Uint8Array;
-    let publishedAt: number;
     if (kept !== undefined) {
       const blob = kept.view.encoded;
       if (kept.revision !== revision || blob === undefined) return undefined;
-      bytes = into(blob.length);
+      const bytes = into(blob.length);
       bytes.set(blob);
-      publishedAt = kept.publishedAt;
-    } else {
-      const copy = this.disk?.readNow(key, into);
-      if (copy === undefined || copy.meta.revision !== revision) return undefined;
-      bytes = copy.bytes;
-      publishedAt = copy.meta.publishedAt;
+      return { farmId, issue, view: openSeries(bytes), revision, publishedAt: kept.publishedAt };
     }
-    try {
-      return { farmId, issue, view: openSeries(bytes), revision, publishedAt };
-    } catch {
-      return undefined;
-    }
+    const copy = this.disk?.readNow(key, into);
+    if (copy === undefined || copy.meta.revision !== revision) return undefined;
+    // A damaged copy is forgotten as getRun forgets it, and the caller reads the store.
+    const view = this.copyView(key, copy.bytes);
+    return view && { farmId, issue, view, revision, publishedAt: copy.meta.publishedAt };
   }
 
   private async readRun(key: string, farmId: string, issue: string): Promise<StoredRun | undefined> {

@@ -8,7 +8,7 @@ import { formatIssue, HOUR_MS } from '../../src/domain/time.js';
 import { DiskRing } from '../../src/cache/diskRing.js';
 import { ReadModel, RUN_ADMISSION, type RunMeta } from '../../src/query/readModel.js';
 import { openStore } from '../../src/store/openStore.js';
-import type { Store } from '../../src/store/store.js';
+import { runKey, type Store } from '../../src/store/store.js';
 import { DEFAULT_RULES, runCsv, seed, testStore } from '../helpers/fixtures.js';
 
 let store: Store;
@@ -320,6 +320,29 @@ describe('runs held for a bulk download (heldRun)', () => {
         assert.equal(m.heldRun('WF_A', '2026112000', stored.revision, into), undefined, 'a run never read is not held');
         assert.equal(m.stats().runs, 0, 'nothing was kept in memory');
         assert.equal(disk.size, 1, 'nothing was added on disk');
+      } finally {
+        await m.close();
+      }
+    } finally {
+      await done();
+    }
+  });
+
+  test('a damaged copy on disk is not held, and is forgotten as getRun forgets one', async () => {
+    const { store: own, dir, cleanup: done } = await testStore();
+    try {
+      await seed(own, [{ farmId: 'WF_A', issue: '2026112000' }]);
+      await publish(own, 'WF_A', '2026112012', [0, 1, 2]);
+      const stored = (await own.getRun('WF_A', '2026112012'))!;
+      const disk = new DiskRing<RunMeta>({ dir, capacityBytes: 1 << 20, slowReadMs: Infinity });
+      const m = new ReadModel(own, 0, disk);
+      await m.sync();
+      try {
+        disk.putNow(runKey('WF_A', '2026112012'), Uint8Array.of(99, 1, 2, 3), { revision: stored.revision, publishedAt: stored.publishedAt });
+        assert.equal(disk.size, 1);
+        assert.equal(m.heldRun('WF_A', '2026112012', stored.revision, into), undefined);
+        assert.equal(disk.size, 0, 'the damaged copy is forgotten');
+        assert.equal(JSON.stringify((await m.getRun('WF_A', '2026112012'))!.view.toSeries()), JSON.stringify(stored.view.toSeries()), 'the store is read');
       } finally {
         await m.close();
       }
