@@ -27,11 +27,18 @@ import { BodyKey } from './bodyKey.js';
 import { BufferPool, type Lease } from './bufferPool.js';
 
 /**
- * Runs read ahead of the entry being rendered. A read waits for the store (SQLite's read thread, and the
- * disk when the store's pages are not in memory; PostgreSQL's round trip), and rendering the entries before
- * it is the time to wait in; the reads asked for in one turn also go to the store together.
+ * Runs read ahead of the entry being rendered, at most. A read waits for the store (SQLite's read thread,
+ * and the disk when the store's pages are not in memory; PostgreSQL's round trip), and rendering the entries
+ * before it is the time to wait in.
  */
-export const READ_AHEAD = 4;
+export const READ_AHEAD = 32;
+/**
+ * Once fewer runs than this are ahead, the rest up to READ_AHEAD are asked for at once: reads asked for
+ * together go to the store together (one hand-over to SQLite's read thread and back, one transaction), where
+ * topping up one run per entry made a hand-over per site. On a fresh server the first archive of 2,000 sites
+ * took 11 % less CPU (docs/performance.md).
+ */
+export const REFILL_BELOW = 8;
 
 /** Where an archive finds and keeps its entries: the rendered answers (BodyCache), keyed as single downloads. */
 export interface EntryCopies {
@@ -58,16 +65,13 @@ export interface ArchivePart {
 
 const NOTHING = (): void => undefined;
 
-/** An entry's run as read, and what is known of its bytes before rendering. */
+/** An entry's run as read, and its records in the planned window. */
 interface Source {
   readonly run: StoredRun | undefined;
   /** The pooled buffer of a run the server held (EntryCopies.run), handed back once the entry is made. */
   readonly runBytes?: Lease;
   readonly from?: number;
   readonly to?: number;
-  /** Its single download's body key, when copies are kept. */
-  readonly key?: string;
-  readonly copy?: EntryCopy;
 }
 
 /**
@@ -101,12 +105,18 @@ export async function* archiveParts(
     // Removed by retention since the plan was made: the archive holds what exists as it is written.
     if (run === undefined) return { run };
     const { from, to } = windowRecords(run.view.steps, plan.issueMs, plan.window);
-    const farm = useCopies ? copies!.farm(version.farmId) : undefined;
-    if (farm === undefined) return { run, runBytes, from, to };
+    return { run, runBytes, from, to };
+  };
+
+  // The entry's kept copy, looked up when its turn comes rather than read ahead: a copy is a whole CSV file
+  // in a pooled buffer, where a run read ahead is a fifth of that.
+  const keptCopy = (farmId: string, run: StoredRun, from: number, to: number): { key?: string; copy?: EntryCopy } => {
+    const farm = useCopies ? copies!.farm(farmId) : undefined;
+    if (farm === undefined) return {};
     const key = new BodyKey({ farm, run, issueMs: plan.issueMs, elements: plan.elements, from, to }, true, 0, 0).text;
     const copy = copies!.entry(key);
     if (copy?.slow === true) useCopies = false;
-    return { run, runBytes, from, to, key, copy };
+    return { key, copy };
   };
 
   const sources: Promise<Source>[] = [];
@@ -118,12 +128,16 @@ export async function* archiveParts(
     read.catch(() => undefined);
     sources.push(read);
   };
-  for (let i = 0; i < READ_AHEAD; i++) readNext();
+  const topUp = (): void => {
+    while (sources.length < READ_AHEAD && asked < plan.runs.length) readNext();
+  };
+  topUp();
   try {
     for (const version of plan.runs) {
-      const { run, runBytes, from, to, key, copy } = await sources.shift()!;
-      readNext();
+      const { run, runBytes, from, to } = await sources.shift()!;
+      if (sources.length < REFILL_BELOW) topUp();
       if (run === undefined) continue;
+      const { key, copy } = keptCopy(version.farmId, run, from!, to!);
       let data: ArchivePart;
       let crc: number;
       if (copy !== undefined) {
@@ -148,12 +162,9 @@ export async function* archiveParts(
     }
     yield { bytes: centralDirectory(written, offset), release: NOTHING };
   } finally {
-    // Stopped early (the client left, a read failed): the copies read ahead go back to their pool.
+    // Stopped early (the client left, a read failed): the runs read ahead go back to their pool.
     for (const read of sources) {
-      read.then((s) => {
-        s.copy?.release();
-        s.runBytes?.release();
-      }, NOTHING);
+      read.then((s) => s.runBytes?.release(), NOTHING);
     }
   }
 }
@@ -187,8 +198,15 @@ function drained(res: ServerResponse): Promise<void> {
 }
 
 /**
+ * Bytes of an archive queued for the socket before the next part waits for them to be taken. Parts made in
+ * one turn go to the kernel in one write, and each write wakes a client that is waiting to read: waiting
+ * whenever the stream's 16 KB mark was passed made a write, and a wake-up, per entry (docs/performance.md).
+ */
+export const SEND_QUEUE_BYTES = 2 * 1024 * 1024;
+
+/**
  * Writes an archive's parts to a response whose head is written, handing each back once the socket has taken
- * it, and waiting whenever the socket's buffer is full; then ends the response. A client that leaves stops the
+ * it, and waiting whenever SEND_QUEUE_BYTES are queued; then ends the response. A client that leaves stops the
  * archive. Rejects with a part's error: the caller destroys the response, whose client then sees a cut
  * download (the status was sent with the first bytes).
  */
@@ -199,7 +217,9 @@ export async function sendArchive(parts: AsyncIterable<ArchivePart>, res: Server
       return;
     }
     // The callback runs once the bytes are in the kernel, or the write failed: either way no longer read.
-    if (!res.write(part.bytes, () => part.release())) await drained(res);
+    // Past the queue's bound a write has returned false, so 'drain' follows once the queue is empty.
+    res.write(part.bytes, () => part.release());
+    if (res.writableLength >= SEND_QUEUE_BYTES) await drained(res);
   }
   if (!res.destroyed) res.end();
 }

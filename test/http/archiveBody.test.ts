@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import { createServer, get as httpGet, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DiskRing } from '../../src/cache/diskRing.js';
-import { archiveParts, READ_AHEAD, sendArchive, startingWith, type ArchivePart, type EntryCopies } from '../../src/http/archiveBody.js';
+import { archiveParts, READ_AHEAD, REFILL_BELOW, SEND_QUEUE_BYTES, sendArchive, startingWith, type ArchivePart, type EntryCopies } from '../../src/http/archiveBody.js';
 import { BufferPool, type Lease } from '../../src/http/bufferPool.js';
 import { BodyCache, type BodyCopyMeta } from '../../src/http/bodyCache.js';
 import { planArchive, type ArchivePlan } from '../../src/query/archivePlan.js';
@@ -80,6 +80,21 @@ test('runs are read ahead of the entry being written, and the archive is the sam
   assert.ok(body.equals(await drain(archiveParts(oneAtATime, plan))));
 });
 
+test('runs are asked for in groups, so that the store reads each group together', async () => {
+  // Reads asked for in one synchronous stretch form a group; the store's read thread takes a turn's reads in one hand-over.
+  const groups: number[] = [];
+  let current = 0;
+  const grouped = withReads((farmId, issue) => {
+    if (current++ === 0) queueMicrotask(() => (groups.push(current), (current = 0)));
+    return store.getRun(farmId, issue);
+  });
+  await drain(archiveParts(grouped, plan));
+  assert.equal(groups.reduce((a, b) => a + b, 0), plan.runs.length);
+  assert.equal(groups[0], READ_AHEAD, 'the first group fills the read-ahead');
+  for (const g of groups.slice(1, -1)) assert.ok(g >= READ_AHEAD - REFILL_BELOW, `groups of ${groups.join(', ')}`);
+  assert.ok(groups.length <= 1 + Math.ceil((plan.runs.length - READ_AHEAD) / (READ_AHEAD - REFILL_BELOW)), `groups of ${groups.join(', ')}`);
+});
+
 test('a failed read ends the archive with its error; the reads asked ahead of it are not unhandled rejections', async () => {
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
@@ -117,11 +132,11 @@ test('entries kept as copies are read back; once a copy comes from the disk, the
   const tmp = tempDir('forecastd-entries-');
   const { archive: rendered, entryBytes } = await drainParts(archiveParts(store, plan));
   // No read counts as one from the disk, however long the machine takes.
-  const fast = await copiesIn(new DiskRing<BodyCopyMeta>({ dir: tmp.dir, capacityBytes: 8 << 20, slowReadMs: 60_000 }));
+  const fast = await copiesIn(new DiskRing<BodyCopyMeta>({ dir: tmp.dir, capacityBytes: 64 << 20, slowReadMs: 60_000 }));
   // Every read counts as one from the disk, and none sends the next to libuv's threads.
   let diskReads = 0;
   const slow = await copiesIn(
-    new DiskRing<BodyCopyMeta>({ dir: tmp.dir, capacityBytes: 8 << 20, slowReadMs: -1, coolMs: 0, diskReads: () => diskReads++ }),
+    new DiskRing<BodyCopyMeta>({ dir: tmp.dir, capacityBytes: 64 << 20, slowReadMs: -1, coolMs: 0, diskReads: () => diskReads++ }),
   );
   try {
     for (const { copies, bodies } of [fast, slow]) {
@@ -208,6 +223,39 @@ test('over a real port, a client that reads slowly gets every byte as written wh
       assert.ok(part.every((b) => b === (i & 0xff)), `part ${i} holds another part's bytes`);
     }
     assert.ok(pool.made < PARTS / 4, `${pool.made} buffers made for ${PARTS} parts`);
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
+});
+
+test('over a real port, parts are queued for the socket together up to SEND_QUEUE_BYTES, never much more', async () => {
+  const SIZE = 64 * 1024;
+  const PARTS = (3 * SEND_QUEUE_BYTES) / SIZE;
+  // Bytes pulled from the archive and not yet handed back: queued for the socket or in the kernel's hands.
+  let queued = 0;
+  let most = 0;
+  async function* parts(): AsyncGenerator<ArchivePart> {
+    for (let i = 0; i < PARTS; i++) {
+      queued += SIZE;
+      most = Math.max(most, queued);
+      yield { bytes: Buffer.alloc(SIZE, i & 0xff), release: () => (queued -= SIZE) };
+    }
+  }
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/octet-stream' });
+    void sendArchive(parts(), res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const res = await new Promise<IncomingMessage>((r) => httpGet(`http://127.0.0.1:${port}/`, r));
+    let length = 0;
+    for await (const chunk of res) length += (chunk as Buffer).length;
+    assert.equal(length, PARTS * SIZE);
+    assert.equal(queued, 0, 'every part handed back');
+    // Waiting after each part past the stream's 16 KB mark would hold one part at a time: a write per part.
+    assert.ok(most >= SEND_QUEUE_BYTES / 2, `at most ${most} bytes queued at once`);
+    assert.ok(most <= SEND_QUEUE_BYTES + SIZE, `${most} bytes queued at once`);
   } finally {
     await new Promise((r) => server.close(r));
   }
