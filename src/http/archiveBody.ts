@@ -3,7 +3,7 @@
  * same writer as `format=csv`, stored (not compressed: CSV streams out at hundreds of MB/s this way, where
  * deflate would hold it under a hundred; HTTP clients that want it smaller can ask the transport). Each
  * entry is made whole before its header is written, so its size and CRC-32 are in the header and no data
- * descriptor is needed; the next site is pulled only when the client has taken the last.
+ * descriptor is needed; sites are pulled while less than SEND_QUEUE_BYTES wait for the client.
  *
  * An entry is the same bytes as the site's single download, so it is kept as that download's rendered answer
  * (a copy on local disk, http/bodyCache.ts) and found there by the next archive of the run: the first
@@ -109,7 +109,7 @@ export async function* archiveParts(
   };
 
   // The entry's kept copy, looked up when its turn comes rather than read ahead: a copy is a whole CSV file
-  // in a pooled buffer, where a run read ahead is a fifth of that.
+  // in a pooled buffer, where a run read ahead is a tenth of that.
   const keptCopy = (farmId: string, run: StoredRun, from: number, to: number): { key?: string; copy?: EntryCopy } => {
     const farm = useCopies ? copies!.farm(farmId) : undefined;
     if (farm === undefined) return {};
