@@ -190,6 +190,24 @@ test('an entry is kept whole, as it is sent, before its buffer is reused for the
   assert.ok(pool.made <= 2, `${pool.made} buffers made for ${SITES.length} kept entries`);
 });
 
+/**
+ * A real server sending `parts` with sendArchive to one client over a real port: `read` gets the client's
+ * response; the server is closed after it, whatever it did.
+ */
+async function overPort(parts: () => AsyncGenerator<ArchivePart>, read: (res: IncomingMessage) => Promise<void>): Promise<void> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/octet-stream' });
+    void sendArchive(parts(), res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const { port } = server.address() as AddressInfo;
+    await read(await new Promise<IncomingMessage>((r) => httpGet(`http://127.0.0.1:${port}/`, r)));
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
+}
+
 test('over a real port, a client that reads slowly gets every byte as written while buffers are reused', async () => {
   const pool = new BufferPool();
   const PARTS = 400;
@@ -202,14 +220,7 @@ test('over a real port, a client that reads slowly gets every byte as written wh
       yield lease;
     }
   }
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/octet-stream' });
-    void sendArchive(numbered(), res);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  try {
-    const { port } = server.address() as AddressInfo;
-    const res = await new Promise<IncomingMessage>((r) => httpGet(`http://127.0.0.1:${port}/`, r));
+  await overPort(numbered, async (res) => {
     // Not read for a while: the socket's buffers fill and the writer waits for them to drain.
     res.pause();
     await new Promise((r) => setTimeout(r, 300));
@@ -222,10 +233,8 @@ test('over a real port, a client that reads slowly gets every byte as written wh
       assert.equal(part.indexOf((i & 0xff) ^ 1), -1, `part ${i} holds another part's bytes`);
       assert.ok(part.every((b) => b === (i & 0xff)), `part ${i} holds another part's bytes`);
     }
-    assert.ok(pool.made < PARTS / 4, `${pool.made} buffers made for ${PARTS} parts`);
-  } finally {
-    await new Promise((r) => server.close(r));
-  }
+  });
+  assert.ok(pool.made < PARTS / 4, `${pool.made} buffers made for ${PARTS} parts`);
 });
 
 test('over a real port, parts are queued for the socket together up to SEND_QUEUE_BYTES, never much more', async () => {
@@ -241,24 +250,15 @@ test('over a real port, parts are queued for the socket together up to SEND_QUEU
       yield { bytes: Buffer.alloc(SIZE, i & 0xff), release: () => (queued -= SIZE) };
     }
   }
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/octet-stream' });
-    void sendArchive(parts(), res);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  try {
-    const { port } = server.address() as AddressInfo;
-    const res = await new Promise<IncomingMessage>((r) => httpGet(`http://127.0.0.1:${port}/`, r));
+  await overPort(parts, async (res) => {
     let length = 0;
     for await (const chunk of res) length += (chunk as Buffer).length;
     assert.equal(length, PARTS * SIZE);
-    assert.equal(queued, 0, 'every part handed back');
-    // Waiting after each part past the stream's 16 KB mark would hold one part at a time: a write per part.
-    assert.ok(most >= SEND_QUEUE_BYTES / 2, `at most ${most} bytes queued at once`);
-    assert.ok(most <= SEND_QUEUE_BYTES + SIZE, `${most} bytes queued at once`);
-  } finally {
-    await new Promise((r) => server.close(r));
-  }
+  });
+  assert.equal(queued, 0, 'every part handed back');
+  // Waiting after each part past the stream's 16 KB mark would hold one part at a time: a write per part.
+  assert.ok(most >= SEND_QUEUE_BYTES / 2, `at most ${most} bytes queued at once`);
+  assert.ok(most <= SEND_QUEUE_BYTES + SIZE, `${most} bytes queued at once`);
 });
 
 test('a client that leaves stops the archive, and every part pulled is handed back', async () => {
