@@ -24,6 +24,25 @@ const REDACT = { paths: ['req.headers.authorization', 'req.headers["x-api-key"]'
 
 const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || host.startsWith('127.');
 
+/** Why the port could not be taken, in words an operator acts on; Node's own text for anything else. */
+export function listenFault(err: unknown, host: string, port: number): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const where = `${host}:${port}`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return `cannot listen on ${where}: the port is already in use`;
+    case 'EACCES':
+      return `cannot listen on ${where}: not permitted (ports below 1024 need privileges)`;
+    case 'EADDRNOTAVAIL':
+      return `cannot listen on ${where}: ${host} is not an address of this machine`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `cannot listen on ${where}: the host ${host} does not resolve to an address`;
+    default:
+      return `cannot listen on ${where}: ${err instanceof Error ? err.message : String(err)}`;
+  }
+}
+
 /** Serves in this process until SIGTERM / SIGINT; resolves with the exit status. */
 async function serveHere(o: ServeOptions, announce: (address: string) => void): Promise<number> {
   const store = await openStore(o.db, o.store);
@@ -73,7 +92,7 @@ async function serveHere(o: ServeOptions, announce: (address: string) => void): 
     await app.close();
     await limiter?.close();
     await store.close();
-    throw err;
+    throw new Error(listenFault(err, o.host, o.port));
   }
   announce(address);
   // After listening, not before: the start of the store's read thread does not delay the port on one core.
@@ -124,12 +143,19 @@ function supervise(o: ServeOptions, args: string[], primary: Metrics): Promise<n
     let listening = 0;
     let announced = false;
     let failed = false;
+    let reported = false;
     const metrics = new ClusterMetrics(primary.registry);
     const start = (): void => {
       const w = cluster.fork({ FORECASTD_CLUSTER_WORKER: '1' });
       // A failed message to a dying worker must not end the primary; its exit is handled below.
       w.on('error', (err: Error) => process.stderr.write(`forecastd: worker ${w.process.pid}: ${err.message}\n`));
-      w.on('message', (m: { listening?: string } | null) => {
+      w.on('message', (m: { listening?: string; failed?: string } | null) => {
+        if (typeof m?.failed === 'string') {
+          // Every worker of a start that cannot listen fails alike: the first one's fault is the instance's.
+          if (!announced && !reported) process.stderr.write(`forecastd: ${m.failed}\n`);
+          reported = true;
+          return;
+        }
         if (typeof m?.listening !== 'string') return;
         metrics.add(w);
         if (++listening === o.workers && !announced) {
@@ -168,10 +194,16 @@ export async function serveCommand(args: string[], input: SettingsInput): Promis
   const resolved = resolveSettings('serve', args, input);
   const o = withWebhookTesting(serveOptions(resolved), input.env);
   if (cluster.isWorker) {
-    const code = await serveHere(o, (address) => process.send?.({ listening: address }));
-    // The IPC channel to the primary would keep this process alive.
-    process.disconnect?.();
-    return code;
+    try {
+      return await serveHere(o, (address) => process.send?.({ listening: address }));
+    } catch (err) {
+      // Told to the primary, which reports the first worker's fault once and stops the others.
+      process.send?.({ failed: err instanceof Error ? err.message : String(err) });
+      return 1;
+    } finally {
+      // The IPC channel to the primary would keep this process alive, after a failed start too.
+      process.disconnect?.();
+    }
   }
   checkWatchFolder(resolved);
   if (o.workers === 1) {

@@ -179,4 +179,21 @@ describe('farms import, ingest, serve, SIGTERM', () => {
     }
     for (const pid of pids) assert.throws(() => process.kill(pid, 0), 'worker gone');
   });
+
+  test('serve on a port already taken exits 1 and says so once, with one worker or several', { timeout: 30_000 }, async () => {
+    const s = await serve(['--db', db, '--workers', '1']);
+    try {
+      const { port } = new URL(s.base);
+      for (const workers of ['1', '2']) {
+        // A hang here (a worker kept alive by its channel to the primary) fails the test by its timeout.
+        const r = await runCli(['serve', '--db', db, '--port', port, '--workers', workers]);
+        assert.equal(r.code, 1, `--workers ${workers}: ${r.stderr}`);
+        const lines = r.stderr.trim().split('\n');
+        assert.deepEqual(lines, [`forecastd: cannot listen on 127.0.0.1:${port}: the port is already in use`], `--workers ${workers}`);
+        assert.equal(r.stdout, '', 'never announced as listening');
+      }
+    } finally {
+      assert.equal(await s.stop(), 0, s.stderr());
+    }
+  });
 });
