@@ -4,7 +4,7 @@
  */
 import { createServer, type IncomingMessage, type ServerOptions, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyLoggerOptions, type FastifyServerOptions } from 'fastify';
 import { Door, doorSettings } from '../access/door.js';
 import { Keyring } from '../access/keyring.js';
 import { answerHeadersOf, principalOf } from '../access/principal.js';
@@ -12,6 +12,7 @@ import { localLimiter } from '../access/rateLimit/localLimiter.js';
 import { ApiError, CODES } from '../domain/errors.js';
 import { AnswerLog } from '../ops/answerLog.js';
 import { countingStore } from '../ops/countingStore.js';
+import { logErr } from '../ops/logErr.js';
 import { Metrics } from '../ops/metrics.js';
 import { metricsRoute } from '../ops/metricsRoute.js';
 import { observedResponse } from '../ops/observedResponse.js';
@@ -48,6 +49,17 @@ declare module 'fastify' {
 
 /** How often Node checks request and header timeouts, ms: they are enforced within this much of their setting. */
 const CONNECTIONS_CHECK_MS = 1000;
+
+/**
+ * Logger options with errors written as type, message and code (ops/logErr.ts) in every log line of the app.
+ * The framework's type for this serializer asks for a stack, which is exactly what is left out; the logger
+ * itself takes any object.
+ */
+function withPlainErrors(logger: AppOptions['logger']): FastifyServerOptions['logger'] {
+  if (logger === undefined || typeof logger === 'boolean') return logger ?? false;
+  const err = logErr as unknown as NonNullable<NonNullable<FastifyLoggerOptions['serializers']>['err']>;
+  return { ...logger, serializers: { ...logger.serializers, err } };
+}
 
 export interface AppOptions {
   readonly logger?: FastifyServerOptions['logger'];
@@ -184,7 +196,7 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
       });
       return server;
     },
-    logger: opts.logger ?? false,
+    logger: withPlainErrors(opts.logger),
     schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
     // The framework's request id (in its log lines) is the X-Request-Id of the answer.
     genReqId: (req) => assignRequestId(req, answers.ids),

@@ -314,6 +314,33 @@ describe('X-Request-Id', () => {
 });
 
 describe('access log and open metrics', () => {
+  test('an error in a log line is its type, message and code: no stack, no file path', async () => {
+    let out = '';
+    const stream = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        out += chunk.toString();
+        done();
+      },
+    });
+    const at = await serve({ access: { auth: 'off' } }, { logger: { level: 'warn', stream } });
+    faults.runs = true;
+    try {
+      const res = await get(`${at}/api/v1/forecast?farm_id=WF_A&issue=2026112000`);
+      assert.equal(res.status, 503);
+    } finally {
+      faults.runs = false;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    const line = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { msg?: string; err?: Record<string, unknown> })
+      .find((l) => l.msg === 'store unavailable');
+    assert.ok(line?.err, out);
+    assert.deepEqual(line.err, { type: 'StoreUnavailableError', message: 'connection refused' });
+    assert.ok(!out.includes('stack') && !out.includes('.js:') && !out.includes('file://'), out);
+  });
+
   test('--access-log: a JSON line per answer naming its request id, route, status, duration and key name, never the key', async () => {
     let out = '';
     const stream = new Writable({
