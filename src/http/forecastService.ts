@@ -15,7 +15,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Static } from '@sinclair/typebox';
-import { answerHeadersOf, scopeOfRequest } from '../access/principal.js';
+import { doorSettings } from '../access/door.js';
+import { answerHeadersOf, principalOf, scopeOfRequest } from '../access/principal.js';
 import { csvFileName, writeCsv } from '../domain/csvFormat.js';
 import { FORECAST_PAGE } from '../domain/limits.js';
 import { planForecast, type ForecastPlan } from '../query/forecastQuery.js';
@@ -41,8 +42,15 @@ export type ForecastQueryValues = Static<typeof ForecastQuery>;
 
 const MB = 1024 * 1024;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
+/**
+ * An answer given for a key is private: a shared cache (a proxy, a CDN) would hand it to callers with
+ * another key or none, while each key sees only its own sites (INTERFACE.md section 10).
+ */
+const IMMUTABLE_PRIVATE = 'private, max-age=31536000, immutable';
 const CSV_TYPE = 'text/csv; charset=utf-8';
 const VARY = 'Accept, Accept-Encoding';
+/** With a CORS answer (the door's Access-Control-Allow-Origin), which the list's Vary would otherwise replace. */
+const VARY_ORIGIN = 'Accept, Accept-Encoding, Origin';
 /**
  * The memo's share of the body cache's memory: a body is only replayed through its remembered answer, so a
  * body cache that holds every hot page needs a memo that holds every hot URL (24 KB of bodies per KB of memo;
@@ -132,6 +140,9 @@ export class ForecastService {
   /** Remembered answers by raw URL (with the caller's scope and Accept's CSV preference, see memoKey). */
   private readonly memo: SizedLru<string, Prepared>;
   private readonly latestCacheControl: string;
+  private readonly latestCacheControlPrivate: string;
+  /** Origins the door answers CORS for (--cors-origin). */
+  private readonly corsOrigins: ReadonlySet<string>;
   /** Forecast requests answered by a remembered answer (hits) and planned (misses); read by the metrics. */
   readonly replays = { hits: 0, misses: 0 };
   /** A bulk download's entries, found and kept as the rendered answers of the single downloads they equal. */
@@ -155,6 +166,8 @@ export class ForecastService {
       pool: bodies.pool,
     };
     this.latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
+    this.latestCacheControlPrivate = `private, max-age=${settings.latestMaxAgeS}`;
+    this.corsOrigins = new Set(doorSettings(ctx.access ?? {}).corsOrigins);
   }
 
   /**
@@ -194,7 +207,9 @@ export class ForecastService {
    */
   private static memoKey(req: IncomingMessage): string {
     const id = scopeOfRequest(req).id;
-    const url = id === '' ? req.url! : `${id}\u0000${req.url!}`;
+    const keyName = principalOf(req)!.keyName;
+    // A key's answers are private (Cache-Control) and never shared with the answers to no key.
+    const url = id !== '' ? `${id}\u0000${req.url!}` : keyName !== undefined ? `\u0002${req.url!}` : req.url!;
     return prefersCsv(req.headers.accept) ? `\u0001${url}` : url;
   }
 
@@ -256,7 +271,9 @@ export class ForecastService {
       tag: tagBase(run.revision, key.hash),
       lastModified: httpDateOfSecond(Math.floor(run.publishedAt / 1000)),
       publishedAt: run.publishedAt,
-      cacheControl: q.issue === undefined ? this.latestCacheControl : IMMUTABLE,
+      cacheControl: principalOf(req)!.keyName === undefined
+        ? (q.issue === undefined ? this.latestCacheControl : IMMUTABLE)
+        : (q.issue === undefined ? this.latestCacheControlPrivate : IMMUTABLE_PRIVATE),
       contentType: csv ? CSV_TYPE : JSON_TYPE,
       disposition: csv ? `attachment; filename="${csvFileName(plan.farm.farmId, run.issue)}"` : undefined,
       issue: run.issue,
@@ -286,32 +303,43 @@ export class ForecastService {
     const wanted = chooseCoding(req.headers['accept-encoding']);
     if (notModified(req, p)) {
       // The tag names the coding; the compressed bytes themselves are not needed for a 304.
-      sendAtTurnEnd(res, 304, withAnswerHeaders(req, this.validatorHeaders(p, codingOf(entry, wanted))), undefined, entry.release);
+      sendAtTurnEnd(res, 304, withAnswerHeaders(req, this.validatorHeaders(p, codingOf(entry, wanted), this.varyOf(req))), undefined, entry.release);
       return;
     }
     const sent = this.bodies.lease(entry);
     if (wanted === 'identity') {
-      const headers = withAnswerHeaders(req, (p.identityHeaders ??= this.headers200(p, entry.identity, 'identity')));
+      const identity = this.corsOrigins.size > 0 && this.corsAnswered(req) ? this.headers200(p, entry.identity, 'identity', VARY_ORIGIN) : (p.identityHeaders ??= this.headers200(p, entry.identity, 'identity'));
+      const headers = withAnswerHeaders(req, identity);
       sendAtTurnEnd(res, 200, headers, entry.identity, sent);
     } else {
       const { bytes, coding } = this.bodies.encoded(p.key, entry, wanted);
-      sendAtTurnEnd(res, 200, withAnswerHeaders(req, this.headers200(p, bytes, coding)), bytes, sent);
+      sendAtTurnEnd(res, 200, withAnswerHeaders(req, this.headers200(p, bytes, coding, this.varyOf(req))), bytes, sent);
     }
   }
 
-  private validatorHeaders(p: Prepared, coding: Coding): string[] {
+  /** Whether the door answered this request's Origin with CORS headers. */
+  private corsAnswered(req: IncomingMessage): boolean {
+    const origin = req.headers.origin;
+    return origin !== undefined && this.corsOrigins.has(origin);
+  }
+
+  private varyOf(req: IncomingMessage): string {
+    return this.corsOrigins.size > 0 && this.corsAnswered(req) ? VARY_ORIGIN : VARY;
+  }
+
+  private validatorHeaders(p: Prepared, coding: Coding, vary = VARY): string[] {
     return [
       'etag', entityTag(p.tag, coding),
       'last-modified', p.lastModified,
       'cache-control', p.cacheControl,
-      'vary', VARY,
+      'vary', vary,
       'forecast-issue', p.issue,
       'x-content-type-options', 'nosniff',
     ];
   }
 
-  private headers200(p: Prepared, bytes: Buffer, coding: Coding): string[] {
-    const headers = this.validatorHeaders(p, coding);
+  private headers200(p: Prepared, bytes: Buffer, coding: Coding, vary = VARY): string[] {
+    const headers = this.validatorHeaders(p, coding, vary);
     headers.push('content-type', p.contentType, 'content-length', decimalHeader(bytes.length));
     if (coding !== 'identity') headers.push('content-encoding', coding);
     if (p.disposition !== undefined) headers.push('content-disposition', p.disposition);

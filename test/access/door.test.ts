@@ -88,6 +88,20 @@ describe('with keys required', () => {
     }
   });
 
+  test("a key's forecast answers are private to the caller's cache, first and replayed, JSON and CSV", async () => {
+    for (const q of ['&issue=2026112000', '']) {
+      for (const format of ['', '&format=csv']) {
+        const expected = q === '' ? 'private, max-age=60' : 'private, max-age=31536000, immutable';
+        // The second is replayed from the remembered answer, the third after it was kept.
+        for (let i = 0; i < 3; i++) {
+          const res = await get(`${at}/api/v1/forecast?farm_id=WF_A&size=2${q}${format}`, bearer(key));
+          assert.equal(res.status, 200);
+          assert.equal(res.headers.get('cache-control'), expected, `${q}${format} #${i}`);
+        }
+      }
+    }
+  });
+
   test('paths no route takes are guarded too (no key: 401, not 404)', async () => {
     for (const path of ['/api/v1/nope', '/api/v2/forecast', '/%61pi/v1/farms', '/API/V1/FARMS', '/metrics', '/anything']) {
       assert.equal((await get(at + path)).status, 401, path);
@@ -287,8 +301,15 @@ describe('anonymous limits, in-flight cap, CORS', () => {
     for (const h of ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'ETag', 'Forecast-Issue']) {
       assert.match(res.headers.get('access-control-expose-headers')!, new RegExp(h));
     }
+    // The answer depends on Origin: a cache must not hand it to another origin (first and replayed alike).
+    for (let i = 0; i < 3; i++) {
+      const again = await get(`${at}/api/v1/forecast?farm_id=WF_A`, { origin: 'https://desk.example' });
+      assert.equal(again.headers.get('vary'), 'Accept, Accept-Encoding, Origin', `#${i}`);
+      assert.equal(again.headers.get('cache-control'), 'public, max-age=60', 'no key: public');
+    }
     const other = await get(`${at}/api/v1/forecast?farm_id=WF_A`, { origin: 'https://evil.example' });
     assert.equal(other.headers.get('access-control-allow-origin'), null);
+    assert.equal(other.headers.get('vary'), 'Accept, Accept-Encoding');
     const otherPre = await get(`${at}/api/v1/farms`, { origin: 'https://evil.example', 'access-control-request-method': 'GET' }, 'OPTIONS');
     assert.equal(otherPre.status, 405);
   });
