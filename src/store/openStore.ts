@@ -8,6 +8,8 @@ export type StoreLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres
 
 export function parseStoreUrl(url: string): StoreLocation {
   if (/^postgres(ql)?:\/\//.test(url)) return { kind: 'postgres', url };
+  // Any other scheme (a misspelt postgres://, mysql://, file://) is refused rather than taken for a file's path.
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url) && !url.startsWith('sqlite:')) throw new Error(`--db "${url}" names an unknown kind of store`);
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
   if (path === '') throw new Error(`--db "${url}" names no file`);
   return { kind: 'sqlite', path };

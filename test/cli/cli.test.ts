@@ -24,7 +24,7 @@ describe('help, version and usage errors', () => {
   });
 
   test('usage errors exit 2 with a message on stderr', async () => {
-    for (const args of [[], ['bogus'], ['ingest'], ['farms'], ['farms', 'export', 'x'], ['serve', '--port', 'abc'], ['serve', '--nope'], ['serve', '--range', '1,2,3'], ['serve', '--db', 'sqlite:/tmp/x.db', '--read-db', 'postgres://h/db']]) {
+    for (const args of [[], ['bogus'], ['ingest'], ['farms'], ['farms', 'export', 'x'], ['serve', '--port', 'abc'], ['serve', '--nope'], ['serve', '--range', '1,2,3'], ['serve', '--db', 'sqlite:/tmp/x.db', '--read-db', 'postgres://h/db'], ['serve', '--db', 'mysql://x'], ['status', '--db', 'postgress://postgres@127.0.0.1/x'], ['config', '--db', 'file:///tmp/x.db']]) {
       const r = await runCli(args);
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
     }
