@@ -28,8 +28,22 @@ const COMMANDS: Record<CommandName, () => Promise<Command>> = {
 const isCommand = (name: string): name is CommandName => Object.prototype.hasOwnProperty.call(COMMANDS, name);
 const wantsHelp = (args: readonly string[]): boolean => args.includes('--help') || args.includes('-h');
 
+/**
+ * A reader of the output that goes away (`forecastd ingest DIR | head -1`) ends what is written there, not
+ * the command: an ingest goes on taking its files and exits by what it took and rejected. Without a listener
+ * the closed pipe's error would end the process in the middle of its work.
+ */
+function outliveClosedPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;
+    });
+  }
+}
+
 /** Runs the command line; resolves to the exit status. */
 export async function main(argv: string[]): Promise<number> {
+  outliveClosedPipes();
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(helpText('main'));
