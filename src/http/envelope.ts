@@ -36,12 +36,19 @@ interface AjvError {
   message?: string;
 }
 
-/** One sentence naming the query parameter and what is wrong with it. */
-export function validationMessage(errors: readonly AjvError[], context: string): string {
+/**
+ * One sentence naming the query parameter and what is wrong with it. `values` are the request's parsed
+ * parameters: one given twice arrives as a list, which the schema refuses by its type, and the fault to name
+ * is the repetition, not the type.
+ */
+export function validationMessage(errors: readonly AjvError[], context: string, values?: unknown): string {
   const e = errors[0];
   if (!e) return 'The request is malformed.';
   const name = e.instancePath.replace(/^\//, '').split('/')[0] || String(e.params.missingProperty ?? '');
   const where = context === 'querystring' ? `Query parameter ${name}` : `Request ${context} ${name}`;
+  if (e.keyword === 'type' && typeof values === 'object' && values !== null && Array.isArray((values as Record<string, unknown>)[name])) {
+    return `${where} is given more than once; give it once.`;
+  }
   switch (e.keyword) {
     case 'type':
       return `${where} must be ${e.params.type === 'integer' ? 'an integer' : e.params.type === 'number' ? 'a number' : 'a single ' + String(e.params.type)}.`;
@@ -122,7 +129,8 @@ function handleError(this: FastifyInstance, err: FastifyError | ApiError, req: F
   }
   const fe = err as FastifyError & { validationContext?: string };
   if (fe.validation) {
-    sendError(reply, CODES.BAD_PARAMETER, validationMessage(fe.validation as AjvError[], fe.validationContext ?? 'querystring'));
+    const context = fe.validationContext ?? 'querystring';
+    sendError(reply, CODES.BAD_PARAMETER, validationMessage(fe.validation as AjvError[], context, context === 'querystring' ? req.query : undefined));
     return;
   }
   const status = fe.statusCode ?? 500;

@@ -136,8 +136,10 @@ describe('GET /api/v1/farms', () => {
     });
   }
 
-  test('a repeated size is 400 40001', async () => {
-    assertError(await get(app, '/api/v1/farms?size=1&size=2'), 400, 40001, ['size']);
+  test('a repeated size is 400 40001, saying so', async () => {
+    const res = await get(app, '/api/v1/farms?size=1&size=2');
+    assertError(res, 400, 40001, ['size']);
+    assert.equal((JSON.parse(res.body) as { message: string }).message, 'Query parameter size is given more than once; give it once.');
   });
 
   test('unknown parameters are ignored', async () => {

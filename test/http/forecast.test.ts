@@ -228,9 +228,17 @@ describe('paging', () => {
     });
   }
 
-  test('a repeated page or size is 400 40001', async () => {
-    assertError(await get(`${F}?farm_id=WF_A&page=1&page=2`), 400, 40001, ['page']);
-    assertError(await get(`${F}?farm_id=WF_A&size=1&size=2`), 400, 40001, ['size']);
+  test('a repeated page, size or coordinate is 400 40001 saying it was given more than once', async () => {
+    for (const [name, q] of [
+      ['page', 'farm_id=WF_A&page=1&page=2'],
+      ['size', 'farm_id=WF_A&size=1&size=2'],
+      ['lat', 'lat=40.5&lat=40.5&lon=95.8'],
+      ['farm_id', 'farm_id=WF_A&farm_id=WF_A'],
+    ] as const) {
+      const res = await get(`${F}?${q}`);
+      assertError(res, 400, 40001, [name]);
+      assert.equal(JSON.parse(res.body).message, `Query parameter ${name} is given more than once; give it once.`);
+    }
   });
 });
 
