@@ -1,5 +1,11 @@
 /** Every numeric limit and default of the interface, defined once. */
 
+/**
+ * The largest page number of any paged answer (2^31 - 1): far past the end of every list, and small enough
+ * that the page an answer echoes is the page asked for. A larger number is refused, not rounded.
+ */
+export const MAX_PAGE = 2_147_483_647;
+
 /** GET /api/v1/forecast paging (records). */
 export const FORECAST_PAGE = Object.freeze({ defaultSize: 96, maxSize: 1441 });
 /** GET /api/v1/farms paging (sites). */

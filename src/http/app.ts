@@ -285,7 +285,8 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
           return;
         }
         if (numeric.has(name) && typeof v === 'string' && !(PLAIN_DECIMAL.test(v) && Number.isFinite(Number(v)))) {
-          done(new ApiError(CODES.BAD_PARAMETER, `Query parameter ${name} must be a plain decimal number.`));
+          const fault = PLAIN_DECIMAL.test(v) ? 'is too large' : 'must be a plain decimal number';
+          done(new ApiError(CODES.BAD_PARAMETER, `Query parameter ${name} ${fault}.`));
           return;
         }
       }

@@ -6,13 +6,13 @@ import { Type, type TInteger, type TSchema } from '@sinclair/typebox';
 import { ELEMENTS, ELEMENT_NAMES } from '../domain/elements.js';
 import { CODES } from '../domain/errors.js';
 import { RUN_STATUSES } from '../domain/runState.js';
-import { FARMS_PAGE, FORECAST_PAGE, ISSUES_PAGE } from '../domain/limits.js';
+import { FARMS_PAGE, FORECAST_PAGE, ISSUES_PAGE, MAX_PAGE } from '../domain/limits.js';
 
 const TIME_FORMS =
   'ISO 8601 date-time yyyy-MM-ddTHH:mm[:ss[.fff]] (a space may stand for T) with Z, ±HH:mm or ±HHmm; ' +
   'without an offset it is Beijing time (UTC+8); a bare date yyyy-MM-dd means 00:00 Beijing time.';
 
-export const pageParam = Type.Integer({ minimum: 1, default: 1, description: 'Page number, 1-based.' });
+export const pageParam = Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: 'Page number, 1-based.' });
 
 const sizeParam = (limits: { defaultSize: number; maxSize: number }, what: string): TInteger =>
   Type.Integer({

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { ELEMENT_NAMES } from '../../src/domain/elements.js';
+import { MAX_PAGE } from '../../src/domain/limits.js';
 import { STEP_MS } from '../../src/domain/run.js';
 import { formatBeijing, parseIssue } from '../../src/domain/time.js';
 import { cellValue, FARMS, seed, testStore, testApp, type FarmFixture } from '../helpers/fixtures.js';
@@ -227,6 +228,23 @@ describe('paging', () => {
       assertError(await get(`${F}?farm_id=WF_A&${name}=${value}`), 400, 40001, [name]);
     });
   }
+
+  test('the largest page is echoed exactly; a larger one is refused as too large, never rounded', async () => {
+    const at = await get(`${F}?farm_id=WF_A&page=${MAX_PAGE}`);
+    assert.equal(at.statusCode, 200);
+    const data = (JSON.parse(at.body) as { data: { page: number; items: unknown[] } }).data;
+    assert.equal(data.page, MAX_PAGE);
+    assert.deepEqual(data.items, []);
+    for (const [page, message] of [
+      [String(MAX_PAGE + 1), `Query parameter page must be at most ${MAX_PAGE}.`],
+      ['99999999999999999999', `Query parameter page must be at most ${MAX_PAGE}.`],
+      ['9'.repeat(400), 'Query parameter page is too large.'],
+    ] as const) {
+      const res = await get(`${F}?farm_id=WF_A&page=${page}`);
+      assertError(res, 400, 40001, ['page']);
+      assert.equal((JSON.parse(res.body) as { message: string }).message, message, page.slice(0, 24));
+    }
+  });
 
   test('a repeated page, size or coordinate is 400 40001 saying it was given more than once', async () => {
     for (const [name, q] of [
