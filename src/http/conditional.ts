@@ -47,6 +47,15 @@ export function matchesIfNoneMatch(header: string, base: string): boolean {
   return false;
 }
 
+/**
+ * Whether If-Modified-Since (asked only without If-None-Match) holds for something last changed at
+ * `publishedAt` (ms): HTTP dates are whole seconds, so the second it was published in counts as not after.
+ */
+export function unmodifiedSince(header: string, publishedAt: number): boolean {
+  const since = Date.parse(header);
+  return Number.isFinite(since) && Math.floor(publishedAt / 1000) * 1000 <= since;
+}
+
 /** Clients send a handful of distinct Accept-Encoding values, on every request: each is read once. */
 const codingOf = keepRecent(64, (acceptEncoding: string) => parseCoding(acceptEncoding));
 

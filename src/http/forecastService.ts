@@ -30,7 +30,7 @@ import { prefersCsv } from './accept.js';
 import type { EntryCopies } from './archiveBody.js';
 import { BodyCache, codingOf, type BodyCacheKey, type BodyCopyMeta, type CachedBody } from './bodyCache.js';
 import { BodyKey } from './bodyKey.js';
-import { chooseCoding, entityTag, matchesIfNoneMatch, tagBase, type Coding } from './conditional.js';
+import { chooseCoding, entityTag, matchesIfNoneMatch, tagBase, unmodifiedSince, type Coding } from './conditional.js';
 import { DEFAULT_CACHE, type AppContext, type CacheSettings } from './context.js';
 import { JSON_TYPE } from './envelope.js';
 import { decimalHeader } from './headerNumber.js';
@@ -129,9 +129,7 @@ function notModified(req: IncomingMessage, p: Prepared): boolean {
   const inm = req.headers['if-none-match'];
   if (inm !== undefined) return matchesIfNoneMatch(inm, p.tag);
   const ims = req.headers['if-modified-since'];
-  if (ims === undefined) return false;
-  const since = Date.parse(ims);
-  return Number.isFinite(since) && Math.floor(p.publishedAt / 1000) * 1000 <= since;
+  return ims !== undefined && unmodifiedSince(ims, p.publishedAt);
 }
 
 export class ForecastService {

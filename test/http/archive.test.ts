@@ -112,6 +112,22 @@ describe('without keys', () => {
     assert.equal(res.headers.get('last-modified'), new Date(newest).toUTCString());
   });
 
+  test('If-Modified-Since revalidates like a forecast answer (If-None-Match first); HEAD sends the head of a GET', async () => {
+    const first = await get(`${at}/api/v1/forecast/archive?issue=${OLD}`);
+    const lastModified = first.headers.get('last-modified')!;
+    assert.equal((await get(`${at}/api/v1/forecast/archive?issue=${OLD}`, { 'if-modified-since': lastModified })).status, 304);
+    const earlier = new Date(Date.parse(lastModified) - 1000).toUTCString();
+    assert.equal((await get(`${at}/api/v1/forecast/archive?issue=${OLD}`, { 'if-modified-since': earlier })).status, 200);
+    // A tag that does not match decides, whatever the date says.
+    assert.equal((await get(`${at}/api/v1/forecast/archive?issue=${OLD}`, { 'if-none-match': '"other"', 'if-modified-since': lastModified })).status, 200);
+    const head = await fetch(`${at}/api/v1/forecast/archive?issue=${OLD}`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    for (const h of ['content-type', 'content-disposition', 'etag', 'last-modified', 'forecast-issue', 'cache-control']) {
+      assert.equal(head.headers.get(h), first.headers.get(h), h);
+    }
+    assert.equal(head.headers.get('content-length'), null, 'no length: the GET streams');
+  });
+
   test('the ETag revalidates (304) until a run in the archive is replaced', async () => {
     const first = await get(`${at}/api/v1/forecast/archive?issue=${NEW}`);
     const tag = first.headers.get('etag')!;
