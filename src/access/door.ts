@@ -188,10 +188,12 @@ export class Door {
       this.tooMany(res, d, ['ratelimit-policy', policy, 'ratelimit', limitHeader(d)]);
       return false;
     }
-    setAnswerHeaders(req, ['ratelimit-policy', policy, 'ratelimit', limitHeader(d)]);
+    const limits = ['ratelimit-policy', policy, 'ratelimit', limitHeader(d)];
+    setAnswerHeaders(req, limits);
     if (kind === 'admin' && !key.admin) {
-      // Exactly what a path that does not exist gets: an ordinary key learns nothing of operator endpoints.
-      this.refuse(res, CODES.NO_ENDPOINT, `No endpoint ${req.method ?? 'GET'} ${(req.url ?? '').split('?')[0]!.slice(0, 80)}.`, []);
+      // Exactly what a path that does not exist gets, the request's cost in its limit included: an ordinary
+      // key learns nothing of operator endpoints.
+      this.refuse(res, CODES.NO_ENDPOINT, `No endpoint ${req.method ?? 'GET'} ${(req.url ?? '').split('?')[0]!.slice(0, 80)}.`, limits);
       return false;
     }
     admitAs(req, key.principal);

@@ -155,10 +155,17 @@ describe('with keys required', () => {
     assert.equal(res.status, 401);
   });
 
-  test('/metrics: 404 to a key that is not admin, as a path that does not exist', async () => {
+  test('/metrics: 404 to a key that is not admin, as a path that does not exist, rate-limit headers included', async () => {
     const res = await get(`${at}/metrics`, bearer(key));
+    const none = await get(`${at}/nothing-here`, bearer(key));
     assert.equal(res.status, 404);
     assert.equal(res.body.code, 40400);
+    for (const r of [res, none]) {
+      assert.match(r.headers.get('ratelimit-policy') ?? '', /^"default";q=\d+;w=\d+$/);
+      assert.match(r.headers.get('ratelimit') ?? '', /^"default";r=\d+;t=\d+$/);
+    }
+    const names = (r: Got): string[] => [...r.headers.keys()].filter((h) => h !== 'date' && h !== 'x-request-id').sort();
+    assert.deepEqual(names(res), names(none), 'the same headers as a path that does not exist');
   });
 });
 
