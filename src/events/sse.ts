@@ -172,6 +172,9 @@ export class EventStreams {
       s.detach?.();
       this.open.delete(s);
       release();
+      // A stream nearly always ends by its client leaving (or being dropped): ended here, so that it is
+      // counted and access-logged as every other answer is (ops/observedResponse.ts), with its duration.
+      if (!res.writableEnded) res.end();
     };
     if (this.closing || res.destroyed) {
       done();

@@ -181,6 +181,24 @@ describe('GET /api/v1/events', () => {
     );
   });
 
+  test('a stream its client closes is counted as an answer (and access-logged as one)', async () => {
+    const ops = await createKey(store, 'ops-sse', { admin: true, rate: 1000, burst: 1000 });
+    /** Streams answered 200 so far, by /metrics; undefined until the server knows the new admin key. */
+    const counted = async (): Promise<number | undefined> => {
+      const res = await fetch(`${base}/metrics`, { headers: bearer(ops) });
+      const text = await res.text();
+      if (res.status !== 200) return undefined;
+      return Number(/^forecastd_http_requests_total\{route="\/api\/v1\/events",code="200"\} (\d+)/m.exec(text)?.[1] ?? 0);
+    };
+    let before: number | undefined;
+    await waitUntil(async () => (before = await counted()) !== undefined, 3000);
+    const s = await open('/api/v1/events', bearer(all));
+    await sleep(150);
+    s.close();
+    let now: number | undefined;
+    await waitUntil(async () => (now = await counted()) === before! + 1, 3000, () => `counted ${now} after ${before}`);
+  });
+
   test('a comment line comes every --sse-keepalive, and a stream outlives the request timeouts', async () => {
     const opened = Date.now();
     const s = await open('/api/v1/events', bearer(all));
