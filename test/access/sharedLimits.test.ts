@@ -28,6 +28,7 @@ before(async () => {
   keys.burst = await createKey(store, 'shared-burst', { rate: 0.001, burst: 100 });
   keys.outage = await createKey(store, 'outage', { rate: 1000, burst: 100000 });
   keys.after = await createKey(store, 'after-outage', { rate: 0.001, burst: 60 });
+  keys.small = await createKey(store, 'shared-small', { rate: 0.001, burst: 3 });
   await store.close();
   const args = ['--db', db.url, '--workers', '1', '--auth', 'required', '--redis', redis.url];
   servers = await Promise.all([serve(args), serve(args)]);
@@ -72,6 +73,12 @@ describe('rate limits shared through Redis by two processes', redisTestOptions()
     assert.deepEqual(t.other, []);
     assert.ok(t.ok >= 90 && t.ok <= 110, `${t.ok} passed of a burst of 100 (per process it would be 200)`);
     assert.equal(t.ok + t.limited, 300);
+  });
+
+  test('a small burst holds exactly across both processes: no credit beyond it', async () => {
+    const t = await burst(keys.small!, 12, 4);
+    assert.deepEqual(t.other, []);
+    assert.equal(t.ok, 3, `${t.ok} passed of a burst of 3`);
   });
 
   test('Redis killed under load: no 500, no answer slower than a second; shared again once it is back', async () => {

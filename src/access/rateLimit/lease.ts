@@ -1,7 +1,7 @@
 /**
  * The shared-mode decision, taken from this process's state alone: a bucket
  * spends its lease (tokens it took from the shared bucket in Redis) first;
- * with none left it may let up to one chunk of requests through on credit
+ * with none left it may let a few requests through on credit (creditOf)
  * while its estimate of the shared level says there are tokens, reporting
  * that credit (debt) with its next sync. With the credit used up and tokens
  * still believed there, the answer hangs on the sync under way: `take`
@@ -15,11 +15,19 @@
 import { type Bucket, describe, EPS, refill } from './bucket.js';
 import type { Decision } from './decision.js';
 
-/** Tokens asked for per sync, and the most let through on credit meanwhile: `fraction` of the burst, at least 1. */
+/** Tokens asked for per sync: `fraction` of the burst, at least 1. */
 export const chunkOf = (b: Bucket, fraction: number): number => {
   const c = Math.ceil(b.burst * fraction - EPS);
   return c > 1 ? c : 1;
 };
+
+/**
+ * The most a process lets through on credit while its sync is under way: `fraction` of the burst, rounded
+ * down, so none for a burst under 1 / fraction (40 by default). Each process sharing a key may pass its credit
+ * before the others learn of it; at least one token each, as for the lease, let a burst of 3 over two
+ * processes pass 4 or 5, where the limit must hold within a tenth.
+ */
+export const creditOf = (b: Bucket, fraction: number): number => Math.floor(b.burst * fraction + EPS);
 
 /** Most tokens a sync asks for ahead of need, in chunks: a busy bucket asks for twice what it used since its last sync, up to this. */
 const MAX_CHUNKS = 2;
@@ -32,7 +40,7 @@ export const enum Outcome {
   Undecided,
 }
 
-export function takeLeased(b: Bucket, nowMs: number, chunk: number, out: Decision): Outcome {
+export function takeLeased(b: Bucket, nowMs: number, credit: number, out: Decision): Outcome {
   refill(b, nowMs);
   b.uses++;
   if (b.lease >= 1 && b.waiters === null) {
@@ -41,7 +49,7 @@ export function takeLeased(b: Bucket, nowMs: number, chunk: number, out: Decisio
     describe(out, b, true, b.lease + b.reserved + b.tokens);
     return Outcome.Allowed;
   }
-  if (b.tokens >= 1 - EPS && b.debt < chunk && b.waiters === null) {
+  if (b.tokens >= 1 - EPS && b.debt < credit && b.waiters === null) {
     b.tokens -= 1;
     b.debt += 1;
     b.used++;
@@ -136,12 +144,12 @@ export function serveWaiters(b: Bucket): boolean {
 
 /**
  * Answers the waiting requests when the sync is late (past the deadline): as
- * `take` would, from the lease, then on credit up to one chunk, then refused
+ * `take` would, from the lease, then on credit (creditOf), then refused
  * with Retry-After 1. A slow Redis thus costs refusals, never more than the
  * bound lets through; a Redis that stops answering is declared down after
  * the command deadline, and per-process buckets take over.
  */
-export function settleLateWaiters(b: Bucket, chunk: number): void {
+export function settleLateWaiters(b: Bucket, credit: number): void {
   const waiters = b.waiters;
   if (waiters === null) return;
   b.waiters = null;
@@ -150,7 +158,7 @@ export function settleLateWaiters(b: Bucket, chunk: number): void {
       b.lease -= 1;
       b.used++;
       w.resolve(describe(w.out, b, true, b.lease + b.reserved + b.tokens));
-    } else if (b.tokens >= 1 - EPS && b.debt < chunk) {
+    } else if (b.tokens >= 1 - EPS && b.debt < credit) {
       b.tokens -= 1;
       b.debt += 1;
       b.used++;

@@ -7,8 +7,9 @@
  * (lease.ts). With C = max(1, ceil(f * B)) (f = `leaseFraction`, default
  * 1/40): a sync asks for twice what the bucket used since its last one,
  * between C and 2C, and is sent when the lease falls to half of that, so that
- * a steady caller rarely finds it empty. With the lease spent, up to C
- * requests pass on credit while the estimated shared level shows tokens; the
+ * a steady caller rarely finds it empty. With the lease spent, up to
+ * K = floor(f * B) requests (none below 40 tokens) pass on credit while the
+ * estimated shared level shows tokens; the
  * next sync charges the credit in Redis. Past that the answer hangs on the
  * sync under way: `take` refuses (Retry-After 1), `acquire` waits for it (at
  * most `waitMs`, 20 ms; a late answer is treated as `take` would) and the sync
@@ -20,14 +21,14 @@
  * refills pay back: over time the rate is exact.
  *
  * The bound, for P processes sharing a key: over any window t, at most
- * B + R*t + P*C requests pass (only unreported credit, at most C per process,
+ * B + R*t + P*K requests pass (only unreported credit, at most K per process,
  * is invisible to the others). Fewer pass only (a) while tokens sit in the
  * lease of a process that no longer receives requests for the key (at most
  * 3C per process, until its idle return), (b) for `take` callers, when one
  * key's requests reach a process faster than a Redis round trip lets its
  * lease follow, (c) when Redis answers later than `waitMs`. With B=100, P=2
- * (C=3), a burst of 200 over both passes at most 106 and, with `acquire`, at
- * least 100 unless (a), then at least 91.
+ * (C=3, K=2), a burst of 200 over both passes at most 104 and, with `acquire`,
+ * at least 100 unless (a), then at least 91; with B=3, exactly 3 at most.
  *
  * Why not a periodic reconciliation (a local bucket per process reporting its
  * consumption and learning the shared level every 50-100 ms): a burst that
@@ -51,7 +52,7 @@ import { Redis } from 'ioredis';
 import { Bucket, takeLocal, type Waiter } from './bucket.js';
 import { BucketTable } from './bucketTable.js';
 import { newDecision, type Decision, type Namespace } from './decision.js';
-import { applySync, chunkOf, Outcome, prepareSync, serveWaiters, settleLateWaiters, takeLeased, wantsSync } from './lease.js';
+import { applySync, chunkOf, creditOf, Outcome, prepareSync, serveWaiters, settleLateWaiters, takeLeased, wantsSync } from './lease.js';
 import { LEASE_SCRIPT } from './leaseScript.js';
 import { DEFAULT_MAX_BUCKETS, type RateLimiter, type TableOptions } from './rateLimiter.js';
 
@@ -68,7 +69,7 @@ export interface RedisLimiterOptions extends TableOptions {
   leaseFraction?: number;
   /** Deadline of a Redis command, ms (default 500); past it Redis counts as down. */
   timeoutMs?: number;
-  /** Longest an `acquire` waits for a sync (then: credit up to a chunk, else refused with Retry-After 1), ms (default 20). */
+  /** Longest an `acquire` waits for a sync (then: what credit is left, else refused with Retry-After 1), ms (default 20). */
   waitMs?: number;
   /** Longest a sync that no request waits for is held back to share a script call with others, ms (default 2). */
   syncDelayMs?: number;
@@ -189,7 +190,7 @@ class RedisLimiter implements RateLimiter {
       return null;
     }
     const chunk = chunkOf(b, this.fraction);
-    const outcome = takeLeased(b, nowMs, chunk, out);
+    const outcome = takeLeased(b, nowMs, creditOf(b, this.fraction), out);
     if (wantsSync(b, chunk)) this.enqueue(b);
     if (b.debt > 0) this.hold(b);
     return outcome === Outcome.Undecided ? b : null;
@@ -202,7 +203,7 @@ class RedisLimiter implements RateLimiter {
       const epoch = this.epoch;
       setTimeout(() => {
         if (b.epoch === epoch && b.waiters === list) {
-          settleLateWaiters(b, chunkOf(b, this.fraction));
+          settleLateWaiters(b, creditOf(b, this.fraction));
           this.waiting.delete(b);
           if (b.debt > 0) this.hold(b);
         }
