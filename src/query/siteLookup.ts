@@ -38,8 +38,20 @@ export function farmNear(store: SiteSource, rules: SiteRules, lat: number, lon: 
     );
   }
   const { dLat, dLon } = boundingDegrees(lat, rules.matchRadiusKm);
-  const box = { latMin: lat - dLat, latMax: lat + dLat, lonMin: lon - dLon, lonMax: lon + dLon };
-  return then(store.farmsInBox(box), (candidates) => nearest(candidates, rules, lat, lon, scope));
+  const [east, west] = lonSpans(lon - dLon, lon + dLon).map(([lonMin, lonMax]) => ({ latMin: lat - dLat, latMax: lat + dLat, lonMin, lonMax }));
+  if (west === undefined) return then(store.farmsInBox(east!), (candidates) => nearest(candidates, rules, lat, lon, scope));
+  return then(store.farmsInBox(east!), (a) => then(store.farmsInBox(west), (b) => nearest([...a, ...b], rules, lat, lon, scope)));
+}
+
+/**
+ * The longitudes from lonMin to lonMax as spans within -180 … 180: two when they cross the antimeridian (a
+ * point at lon -179.99 is 2 km from a site at 179.99 on the equator), all of them when they go round.
+ */
+function lonSpans(lonMin: number, lonMax: number): [number, number][] {
+  if (lonMax - lonMin >= 360) return [[-180, 180]];
+  if (lonMin < -180) return [[-180, lonMax], [lonMin + 360, 180]];
+  if (lonMax > 180) return [[lonMin, 180], [-180, lonMax - 360]];
+  return [[lonMin, lonMax]];
 }
 
 function nearest(candidates: readonly Farm[], rules: SiteRules, lat: number, lon: number, scope: Scope): Farm {
