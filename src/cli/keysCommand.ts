@@ -58,11 +58,24 @@ export async function keysCommand(args: string[], input: SettingsInput): Promise
     name = rest[0]!;
   }
   checkName(name, 'key', 'keys');
+  if (sub === 'create' && settings.value('admin') && settings.value('farms') !== undefined) {
+    throw new UsageError('an admin key sees every site: --admin and --farms do not go together', 'keys');
+  }
   const store = await openStore(settings.value('db'));
   try {
     const now = Date.now();
     switch (sub) {
       case 'create': {
+        // As webhooks add: a scope naming a site that is not registered is a typing mistake far more often
+        // than a site still to come, and such a key would see less than its owner believes.
+        const unknown: string[] = [];
+        for (const id of settings.value('farms') ?? []) if ((await store.getFarm(id)) === undefined) unknown.push(id);
+        if (unknown.length > 0) {
+          process.stderr.write(
+            `forecastd keys: ${unknown.length === 1 ? 'site' : 'sites'} ${unknown.map((id) => `"${id}"`).join(', ')} not registered; import ${unknown.length === 1 ? 'it' : 'them'} with "forecastd farms import" first\n`,
+          );
+          return 1;
+        }
         const minted = mintKey();
         try {
           await store.createKey(

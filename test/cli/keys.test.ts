@@ -127,6 +127,15 @@ describe('forecastd keys', () => {
     assert.equal(await status('/api/v1/forecast?farm_id=PV_B', withKey(key)), 404);
   });
 
+  test('a scope naming a site that is not registered is refused (exit 1), and no key is made', async () => {
+    const r = await keysCli(['create', '--name', 'typo', '--farms', 'WF_A,WF_NOPE']);
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /site "WF_NOPE" not registered/);
+    const listed = await keysCli(['list', '--json']);
+    assert.ok(!(JSON.parse(listed.stdout) as { name: string }[]).some((k) => k.name === 'typo'));
+  });
+
   test('no key the server was sent, good or bad, is in its log', async () => {
     const r = await keysCli(['create', '--name', 'log-probe']);
     const key = r.stdout.trim();
@@ -146,6 +155,7 @@ describe('forecastd keys', () => {
       [['create', '--name', 'ok', '--rate', '-1'], /rate/],
       [['create', '--name', 'ok', '--burst', '0'], /burst/],
       [['create', '--name', 'ok', '--farms', 'A,,B'], /farms/],
+      [['create', '--name', 'ok', '--farms', 'WF_A', '--admin'], /admin key sees every site/],
       [['roll', 'desk-1', '--grace', '8d'], /grace/],
       [['roll'], /NAME/],
       [['revoke', 'a', 'b'], /NAME/],
