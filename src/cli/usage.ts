@@ -122,11 +122,12 @@ A running server sees every change within 2 s.
   status: {
     intro: `Usage: forecastd status [--db URL] [--json]
 
-Print what the store holds: sites, runs, the newest runs with their site
-counts, how old the newest run is (now minus its issue time), and the store's
-size (SQLite: the file and its write-ahead log; PostgreSQL: the database).
---json prints {"sites", "runs", "site_runs", "latest_run_age_seconds",
-"latest_runs": [{"issue", "issue_time_utc", "farms"}], "store": {"kind", "bytes"}}.
+Print what the store holds: sites, runs, the newest runs with their states and
+site counts, how old the newest complete run is (now minus its issue time), and
+the store's size (SQLite: the file and its write-ahead log; PostgreSQL: the
+database). --json prints {"sites", "runs", "site_runs", "latest_run_age_seconds",
+"latest_complete_issue", "latest_runs": [{"issue", "issue_time_utc", "status",
+"farms", "farms_expected"}], "store": {"kind", "bytes"}}.
 `,
   },
   config: {
@@ -134,7 +135,8 @@ size (SQLite: the file and its write-ahead log; PostgreSQL: the database).
 
 Print the settings serve would run with, one line each: name, value and where
 the value comes from (default, file, env or flag). Passwords inside URLs and
-secret settings are printed as ***; a setting that is unset prints null.
+secret settings are printed as ***; a setting that is unset prints (unset),
+and null with --json.
 `,
   },
 };

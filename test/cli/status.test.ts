@@ -39,6 +39,9 @@ describe('forecastd status', () => {
     assert.equal(r.stderr, '');
     const s = JSON.parse(r.stdout);
     assert.deepEqual(Object.keys(s), ['sites', 'runs', 'site_runs', 'latest_run_age_seconds', 'latest_complete_issue', 'latest_runs', 'store']);
+    // The help names every field --json prints.
+    const help = (await runCli(['status', '--help'])).stdout;
+    for (const field of [...Object.keys(s), ...Object.keys(s.latest_runs[0]), ...Object.keys(s.store)]) assert.match(help, new RegExp(`"${field}"`), field);
     assert.equal(s.sites, 3);
     assert.equal(s.runs, 6);
     assert.equal(s.site_runs, 13);
