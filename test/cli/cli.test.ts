@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { cellValue, eventually, farmsCsv, runCsv, testDbUrl } from '../helpers/fixtures.js';
 import { spawn } from 'node:child_process';
 import { openStore } from '../../src/store/openStore.js';
-import { BIN, childPids, commandLine, runCli, serve } from '../helpers/cli.js';
+import { BIN, childPids, commandLine, importFarms, runCli, serve } from '../helpers/cli.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -81,20 +81,24 @@ describe('farms import, ingest, serve, SIGTERM', () => {
     assert.equal(r.stderr, '');
   });
 
-  test('ingest whose reader closes the output goes on: every good file taken, exit by what was rejected, no crash', async () => {
-    const many = join(dir, 'many');
+  test('ingest whose reader closes the output goes on: every good file taken, exit by what was rejected, no crash', async (t) => {
+    // A store of its own: the runs taken here would be the latest of WF_A in the tests that follow.
+    const own = await testDbUrl();
+    t.after(() => own.drop());
+    await importFarms(own.url, own.dir);
+    const many = join(own.dir, 'many');
     mkdirSync(many);
     const issues = ['2026112100', '2026112112', '2026112200', '2026112212', '2026112300', '2026112312'];
     for (const issue of issues) writeFileSync(join(many, `WF_A_${issue}.csv`), runCsv(issue));
     // The reader of stdout goes away before the first line: every write to it fails (EPIPE).
-    const child = spawn(process.execPath, [BIN, 'ingest', many, '--db', db, '--ingest-threads', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'ingest', many, '--db', own.url, '--ingest-threads', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.destroy();
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d));
     const code = await new Promise<number | null>((r) => child.on('close', r));
     assert.equal(code, 0, stderr);
     assert.equal(stderr, '');
-    const store = await openStore(db);
+    const store = await openStore(own.url);
     try {
       for (const issue of issues) assert.ok(await store.getRun('WF_A', issue), `${issue} taken`);
     } finally {
