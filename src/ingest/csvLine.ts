@@ -81,13 +81,46 @@ export interface LineReader {
   rest(): number;
 }
 
+/** Where the first invalid UTF-8 byte of a file is: its 1-based line and column (cell). */
+export interface BadUtf8 {
+  readonly badLine: number;
+  readonly badColumn: number;
+}
+
+const isUtf8 = (bytes: Uint8Array): boolean => {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The 1-based cell of a line's bytes holding its first invalid UTF-8 byte (cells split at commas outside quotes). */
+function badCell(line: Uint8Array): number {
+  let cell = 1;
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i <= line.length; i++) {
+    const b = i < line.length ? line[i]! : 0x2c;
+    if (b === 0x22) quoted = !quoted;
+    else if (b === 0x2c && (!quoted || i === line.length)) {
+      if (!isUtf8(line.subarray(start, i))) return cell;
+      cell++;
+      start = i + 1;
+    }
+  }
+  // A sequence cut by a comma is invalid in neither half alone: the line as a whole is the place.
+  return 1;
+}
+
 /**
  * Text of a file as lines, read one at a time: UTF-8 (a BOM is dropped), LF or
- * CRLF, trailing empty lines dropped. Returns the 1-based line of the first
+ * CRLF, trailing empty lines dropped. Returns the line and column of the first
  * invalid UTF-8 byte instead when the bytes are not UTF-8. A reader that stops
  * at a fault makes no string for the lines after it.
  */
-export function lineReader(bytes: Uint8Array): LineReader | { badLine: number } {
+export function lineReader(bytes: Uint8Array): LineReader | BadUtf8 {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -96,16 +129,13 @@ export function lineReader(bytes: Uint8Array): LineReader | { badLine: number } 
     let start = 0;
     for (let i = 0; i <= bytes.length; i++) {
       if (i === bytes.length || bytes[i] === 0x0a) {
-        try {
-          new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(start, i));
-        } catch {
-          return { badLine: line };
-        }
+        const lineBytes = bytes.subarray(start, i);
+        if (!isUtf8(lineBytes)) return { badLine: line, badColumn: badCell(lineBytes) };
         line++;
         start = i + 1;
       }
     }
-    return { badLine: line };
+    return { badLine: line, badColumn: 1 };
   }
   let start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   const end = contentEnd(text, start);
@@ -132,7 +162,7 @@ export function lineReader(bytes: Uint8Array): LineReader | { badLine: number } 
  * text of more lines gives only the first maxLines and the count of all (`total`): a file of millions of
  * short lines is refused by its count without a string made for each line.
  */
-export function textLines(bytes: Uint8Array, maxLines = Infinity): { lines: string[]; total?: number } | { badLine: number } {
+export function textLines(bytes: Uint8Array, maxLines = Infinity): { lines: string[]; total?: number } | BadUtf8 {
   const reader = lineReader(bytes);
   if ('badLine' in reader) return reader;
   const lines: string[] = [];

@@ -22,7 +22,7 @@ function coordinate(cell: string, what: 'lat' | 'lon', line: number, column: num
 export function readFarmsCsv(bytes: Uint8Array): Farm[] {
   // Line by line: a registry's rows become farms anyway, and a file of millions of bad lines stops at the first.
   const lines = lineReader(bytes);
-  if ('badLine' in lines) throw fault(lines.badLine, 0, 'file is not valid UTF-8');
+  if ('badLine' in lines) throw fault(lines.badLine, lines.badColumn, 'file is not valid UTF-8');
   const headerLine = lines.next();
   if (headerLine === undefined) throw fault(1, 1, `file is empty; expected the header ${FIXED.join(',')}`);
   const headerCells = csvCells(headerLine, MAX_FARMS_COLUMNS);

@@ -52,7 +52,7 @@ export function readRunCsv(baseName: string, bytes: Uint8Array, scratch?: RunSer
 export function readRunLines(bytes: Uint8Array, issue: string, issueMs: number): RunSeries {
   // A header and one record more than a run holds are enough to name the count as the fault.
   const text = textLines(bytes, MAX_STEP + 3);
-  if ('badLine' in text) throw fault(text.badLine, 0, 'file is not valid UTF-8');
+  if ('badLine' in text) throw fault(text.badLine, text.badColumn, 'file is not valid UTF-8');
   const { lines } = text;
   const columnOf = readHeader(lines[0]);
   const rows = (text.total ?? lines.length) - 1;

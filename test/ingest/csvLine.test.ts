@@ -120,19 +120,22 @@ describe('textLines', () => {
     assert.equal(many.lines.length, 10);
     assert.equal(many.total, 1_000_001);
     // The bound does not hide a UTF-8 fault after it.
-    assert.deepEqual(textLines(Buffer.concat([Buffer.from('a\nb\nc\n'), Buffer.from([0xff])]), 1), { badLine: 4 });
+    assert.deepEqual(textLines(Buffer.concat([Buffer.from('a\nb\nc\n'), Buffer.from([0xff])]), 1), { badLine: 4, badColumn: 1 });
   });
 
-  it('names the line of the first invalid UTF-8 byte', () => {
+  it('names the line and the cell of the first invalid UTF-8 byte', () => {
     const good = Buffer.from('a\nb\n');
-    assert.deepEqual(textLines(Buffer.concat([Buffer.from([0xff]), Buffer.from('\nb')])), { badLine: 1 });
-    assert.deepEqual(textLines(Buffer.concat([good, Buffer.from([0x63, 0xc3, 0x28]), Buffer.from('\nd\n')])), { badLine: 3 });
+    assert.deepEqual(textLines(Buffer.concat([Buffer.from([0xff]), Buffer.from('\nb')])), { badLine: 1, badColumn: 1 });
+    assert.deepEqual(textLines(Buffer.concat([good, Buffer.from([0x63, 0xc3, 0x28]), Buffer.from('\nd\n')])), { badLine: 3, badColumn: 1 });
     // a truncated multi-byte sequence at the very end
-    assert.deepEqual(textLines(Buffer.concat([good, Buffer.from('c\n'), Buffer.from([0xe9, 0xa3])])), { badLine: 4 });
+    assert.deepEqual(textLines(Buffer.concat([good, Buffer.from('c\n'), Buffer.from([0xe9, 0xa3])])), { badLine: 4, badColumn: 1 });
     // a truncated sequence right before a line end
-    assert.deepEqual(textLines(Buffer.concat([Buffer.from('x\n'), Buffer.from([0xe9]), Buffer.from('\ny\n')])), { badLine: 2 });
+    assert.deepEqual(textLines(Buffer.concat([Buffer.from('x\n'), Buffer.from([0xe9]), Buffer.from('\ny\n')])), { badLine: 2, badColumn: 1 });
     // overlong encoding and a lone surrogate are not UTF-8 either
-    assert.deepEqual(textLines(Buffer.concat([Buffer.from('x\n'), Buffer.from([0xc0, 0xaf])])), { badLine: 2 });
-    assert.deepEqual(textLines(Buffer.concat([Buffer.from('x\ny\n'), Buffer.from([0xed, 0xa0, 0x80])])), { badLine: 3 });
+    assert.deepEqual(textLines(Buffer.concat([Buffer.from('x\n'), Buffer.from([0xc0, 0xaf])])), { badLine: 2, badColumn: 1 });
+    assert.deepEqual(textLines(Buffer.concat([Buffer.from('x\ny\n'), Buffer.from([0xed, 0xa0, 0x80])])), { badLine: 3, badColumn: 1 });
+    // the column is the cell, counted at commas outside quotes
+    assert.deepEqual(textLines(Buffer.concat([Buffer.from('x\na,b,'), Buffer.from([0xff]), Buffer.from(',d\n')])), { badLine: 2, badColumn: 3 });
+    assert.deepEqual(textLines(Buffer.concat([Buffer.from('"a,b",'), Buffer.from([0xc3]), Buffer.from('\n')])), { badLine: 1, badColumn: 2 });
   });
 });

@@ -85,9 +85,9 @@ describe('readFarmsCsv accepts', () => {
 });
 
 describe('readFarmsCsv rejects', () => {
-  it('invalid UTF-8, naming the line', () => {
+  it('invalid UTF-8, naming the line and the column', () => {
     const bytes = Buffer.concat([Buffer.from(`${HEADER}\nWF_A,40,95,A\nWF_B,41,96,`), Buffer.from([0xc3, 0x28]), Buffer.from('\n')]);
-    expectFault(bytes, 3, 0, /not valid UTF-8/);
+    expectFault(bytes, 3, 4, /not valid UTF-8/);
   });
 
   it('an empty file', () => {

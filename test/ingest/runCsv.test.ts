@@ -227,13 +227,20 @@ describe('readRunCsv accepts', () => {
 });
 
 describe('readRunCsv rejects', () => {
-  it('invalid UTF-8, naming the line of the bad byte', () => {
+  it('invalid UTF-8, naming the line and the column of the bad byte', () => {
     const lines = linesOf();
     const head = Buffer.from(lines.slice(0, 3).join('\n') + '\n');
     const bad = Buffer.concat([head, Buffer.from([0xff, 0xfe]), Buffer.from(lines.slice(3).join('\n') + '\n')]);
-    expectFault(() => readRunCsv(NAME, bad), 4, 0, /not valid UTF-8/);
+    expectFault(() => readRunCsv(NAME, bad), 4, 1, /not valid UTF-8/);
     const inHeader = Buffer.concat([Buffer.from('date_'), Buffer.from([0xc3]), Buffer.from(lines.slice(1).join('\n'))]);
-    expectFault(() => readRunCsv(NAME, inHeader), 1, 0, /not valid UTF-8/);
+    expectFault(() => readRunCsv(NAME, inHeader), 1, 1, /not valid UTF-8/);
+    // In the third cell of a row, and after a quoted cell holding a comma.
+    const cells = lines[4]!.split(',');
+    const third = Buffer.from(lines.slice(0, 4).join('\n') + '\n' + cells.slice(0, 2).join(',') + ',');
+    const inThird = Buffer.concat([third, Buffer.from([0xe2, 0x28]), Buffer.from(cells.slice(3).join(',') + '\n' + lines.slice(5).join('\n'))]);
+    expectFault(() => readRunCsv(NAME, inThird), 5, 3, /not valid UTF-8/);
+    const quoted = Buffer.concat([Buffer.from(lines.slice(0, 4).join('\n') + '\n"a,b",'), Buffer.from([0xc3]), Buffer.from(',x\n')]);
+    expectFault(() => readRunCsv(NAME, quoted), 5, 2, /not valid UTF-8/);
   });
 
   it('an empty file', () => {
