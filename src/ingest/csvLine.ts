@@ -1,9 +1,14 @@
+/** A line whose quotes do not balance: the 1-based cell where they go wrong. */
+export interface QuoteFault {
+  readonly quoteFault: number;
+}
+
 /**
- * One CSV line (RFC 4180 quoting within a line): its first `maxCells` cells and the count of all, or null
- * when its quotes do not balance (anywhere in the line). Forecast files never need quotes, so the common
- * case is a plain split. A line of millions of cells is counted without a string made for each.
+ * One CSV line (RFC 4180 quoting within a line): its first `maxCells` cells and the count of all, or the
+ * cell where its quotes stop balancing. Forecast files never need quotes, so the common case is a plain
+ * split. A line of millions of cells is counted without a string made for each.
  */
-export function csvCells(line: string, maxCells = Infinity): { cells: string[]; count: number } | null {
+export function csvCells(line: string, maxCells = Infinity): { cells: string[]; count: number } | QuoteFault {
   if (line.indexOf('"') < 0) {
     let count = 1;
     for (let c = line.indexOf(','); c >= 0; c = line.indexOf(',', c + 1)) count++;
@@ -23,7 +28,7 @@ export function csvCells(line: string, maxCells = Infinity): { cells: string[]; 
       let doubled = -1;
       for (i = from; ; ) {
         const q = line.indexOf('"', i);
-        if (q < 0) return null; // unterminated quote
+        if (q < 0) return { quoteFault: count }; // unterminated quote
         if (line[q + 1] === '"') {
           if (doubled < 0) doubled = q;
           i = q + 2;
@@ -34,7 +39,7 @@ export function csvCells(line: string, maxCells = Infinity): { cells: string[]; 
         }
       }
       if (i === line.length) return { cells, count };
-      if (line[i] !== ',') return null; // text after a closing quote
+      if (line[i] !== ',') return { quoteFault: count }; // text after a closing quote
       i++;
     } else {
       const c = line.indexOf(',', i);
@@ -43,7 +48,7 @@ export function csvCells(line: string, maxCells = Infinity): { cells: string[]; 
         quote = line.indexOf('"', i);
         if (quote < 0) quote = line.length;
       }
-      if (quote < to) return null; // a quote inside an unquoted cell
+      if (quote < to) return { quoteFault: count }; // a quote inside an unquoted cell
       if (keep) cells.push(line.slice(i, to));
       if (c < 0) return { cells, count };
       i = c + 1;

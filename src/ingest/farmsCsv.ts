@@ -26,7 +26,7 @@ export function readFarmsCsv(bytes: Uint8Array): Farm[] {
   const headerLine = lines.next();
   if (headerLine === undefined) throw fault(1, 1, `file is empty; expected the header ${FIXED.join(',')}`);
   const headerCells = csvCells(headerLine, MAX_FARMS_COLUMNS);
-  if (headerCells === null) throw fault(1, 1, 'header has unbalanced quotes');
+  if ('quoteFault' in headerCells) throw fault(1, headerCells.quoteFault, 'header has unbalanced quotes');
   const header = headerCells.cells;
   FIXED.forEach((name, i) => {
     if (header[i] !== name) {
@@ -51,7 +51,7 @@ export function readFarmsCsv(bytes: Uint8Array): Farm[] {
     lineNo++;
     if (line === '') throw fault(lineNo, 1, 'empty line');
     const split = csvCells(line, header.length);
-    if (split === null) throw fault(lineNo, 1, 'row has unbalanced quotes');
+    if ('quoteFault' in split) throw fault(lineNo, split.quoteFault, 'row has unbalanced quotes');
     const { cells, count } = split;
     if (count !== header.length) {
       throw fault(lineNo, Math.min(count, header.length) + 1, `row has ${count} cells, expected ${header.length}`);

@@ -80,7 +80,7 @@ function readRow(
   const lineNo = r + 2;
   if (line === '') throw fault(lineNo, 1, 'empty line');
   const split = csvCells(line, width);
-  if (split === null) throw fault(lineNo, 1, 'row has unbalanced quotes');
+  if ('quoteFault' in split) throw fault(lineNo, split.quoteFault, 'row has unbalanced quotes');
   const { cells, count } = split;
   if (count !== width) {
     throw fault(lineNo, Math.min(count, width) + 1, `row has ${count} cells, expected ${width}`);

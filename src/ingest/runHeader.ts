@@ -9,7 +9,7 @@ export function readHeader(line: string | undefined): number[] {
   // date_time and the fifteen fields are sixteen different names: a seventeenth cell is a fault among
   // the first seventeen, so no more are made (a header line may be 16 MiB of cells).
   const split = csvCells(line, ELEMENT_COUNT + 2);
-  if (split === null) throw fault(1, 1, 'header has unbalanced quotes');
+  if ('quoteFault' in split) throw fault(1, split.quoteFault, 'header has unbalanced quotes');
   const { cells } = split;
   if (cells[0] !== 'date_time') {
     throw fault(1, 1, `header must start with date_time, found ${quote(cells[0] ?? '')}`);

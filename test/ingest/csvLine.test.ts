@@ -4,7 +4,10 @@ import { csvCells, textLines } from '../../src/ingest/csvLine.js';
 
 const bytes = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'utf8'));
 /** Every cell of the line, or null. */
-const splitCsvLine = (line: string): string[] | null => csvCells(line)?.cells ?? null;
+const splitCsvLine = (line: string): string[] | null => {
+  const r = csvCells(line);
+  return 'cells' in r ? r.cells : null;
+};
 
 describe('csvCells, every cell', () => {
   it('splits a plain line on every comma, keeping empty cells', () => {
@@ -60,10 +63,11 @@ describe('csvCells', () => {
     assert.deepEqual(csvCells('a,"b",c'), { cells: ['a', 'b', 'c'], count: 3 });
   });
 
-  it('finds unbalanced quotes past the cells it keeps', () => {
-    assert.equal(csvCells('a,b,"c', 1), null);
-    assert.equal(csvCells('"a",b,c"d', 1), null);
-    assert.equal(csvCells('"a",b,"c"d', 2), null);
+  it('finds unbalanced quotes past the cells it keeps, and names their cell', () => {
+    assert.deepEqual(csvCells('a,b,"c', 1), { quoteFault: 3 });
+    assert.deepEqual(csvCells('"a",b,c"d', 1), { quoteFault: 3 });
+    assert.deepEqual(csvCells('"a",b,"c"d', 2), { quoteFault: 3 });
+    assert.deepEqual(csvCells('"a', 2), { quoteFault: 1 });
   });
 
   it('counts a line of millions of cells', () => {

@@ -163,6 +163,6 @@ describe('readFarmsCsv rejects', () => {
   });
 
   it('a row with unbalanced quotes', () => {
-    expectFault(`${HEADER}\nWF_A,40,95,"Wind A\n`, 2, 1, /row has unbalanced quotes/);
+    expectFault(`${HEADER}\nWF_A,40,95,"Wind A\n`, 2, 4, /row has unbalanced quotes/);
   });
 });

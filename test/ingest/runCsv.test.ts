@@ -278,7 +278,7 @@ describe('readRunCsv rejects', () => {
   });
 
   it('a header with unbalanced quotes', () => {
-    expectFileFault(withCell(0, 2, '"rh2m'), 1, 1, /header has unbalanced quotes/);
+    expectFileFault(withCell(0, 2, '"rh2m'), 1, 3, /header has unbalanced quotes/);
   });
 
   it('a header without rows', () => {
@@ -300,7 +300,7 @@ describe('readRunCsv rejects', () => {
     const cells = ',ab'.repeat(3_000_000);
     expectFileFault(HEADER + cells + '\n' + at(0) + '\n', 1, ELEMENT_COUNT + 2, /header names unknown field "ab"/);
     expectFileFault(HEADER.replace(',', cells + ',') + '\n', 1, 2, /header names unknown field "ab"/);
-    expectFileFault(HEADER + cells + ',"x\n', 1, 1, /header has unbalanced quotes/);
+    expectFileFault(HEADER + cells + ',"x\n', 1, ELEMENT_COUNT + 1 + 3_000_000 + 1, /header has unbalanced quotes/);
     const lines = linesOf();
     lines[2] = lines[2]! + cells;
     expectFileFault(text(lines), 3, ELEMENT_COUNT + 2, /row has 3000016 cells, expected 16$/);
@@ -400,8 +400,8 @@ describe('readRunCsv rejects', () => {
   });
 
   it('a row with unbalanced quotes', () => {
-    expectFileFault(withCell(4, 3, '"12'), 5, 1, /row has unbalanced quotes/);
-    expectFileFault(withCell(4, 3, '1"2'), 5, 1, /row has unbalanced quotes/);
+    expectFileFault(withCell(4, 3, '"12'), 5, 4, /row has unbalanced quotes/);
+    expectFileFault(withCell(4, 3, '1"2'), 5, 4, /row has unbalanced quotes/);
   });
 
   it('only at the first fault', () => {
