@@ -128,7 +128,8 @@ function badCell(line: Uint8Array): number {
 export function lineReader(bytes: Uint8Array): LineReader | BadUtf8 {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    // The BOM is kept by the decoder and dropped below, once: a second one is text, and then a fault.
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     let line = 1;
     let start = 0;

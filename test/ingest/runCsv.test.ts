@@ -112,8 +112,9 @@ describe('readRunCsv accepts', () => {
     assertValues(run, Array.from({ length: MAX_STEP + 1 }, (_, k) => k));
   });
 
-  it('a file with a BOM', () => {
+  it('a file with a BOM, and not one with two', () => {
     assertValues(read('\uFEFF' + runCsv(ISSUE, { steps: SHORT })), SHORT);
+    expectFileFault('\uFEFF\uFEFF' + runCsv(ISSUE, { steps: SHORT }), 1, 1, /header must start with date_time/);
   });
 
   it('CRLF line ends', () => {
