@@ -84,6 +84,8 @@ interface Prepared {
   readonly stamp: number;
   /** Headers of the 200 answer with the identity body, made when first sent: a remembered answer is sent again and again. */
   identityHeaders?: string[];
+  /** The same for an answer to a key (Cache-Control private). */
+  identityHeadersPrivate?: string[];
   /** A remembered answer's body, held so that a replay needs no second lookup (see BodyCache.sentAgain). */
   readonly body?: CachedBody;
   /** Replayed since the memo last passed it (the memo is read with peek: no relinking per replay). */
@@ -205,9 +207,7 @@ export class ForecastService {
    */
   private static memoKey(req: IncomingMessage): string {
     const id = scopeOfRequest(req).id;
-    const keyName = principalOf(req)!.keyName;
-    // A key's answers are private (Cache-Control) and never shared with the answers to no key.
-    const url = id !== '' ? `${id}\u0000${req.url!}` : keyName !== undefined ? `\u0002${req.url!}` : req.url!;
+    const url = id === '' ? req.url! : `${id}\u0000${req.url!}`;
     return prefersCsv(req.headers.accept) ? `\u0001${url}` : url;
   }
 
@@ -269,9 +269,7 @@ export class ForecastService {
       tag: tagBase(run.revision, key.hash),
       lastModified: httpDateOfSecond(Math.floor(run.publishedAt / 1000)),
       publishedAt: run.publishedAt,
-      cacheControl: principalOf(req)!.keyName === undefined
-        ? (q.issue === undefined ? this.latestCacheControl : IMMUTABLE)
-        : (q.issue === undefined ? this.latestCacheControlPrivate : IMMUTABLE_PRIVATE),
+      cacheControl: q.issue === undefined ? this.latestCacheControl : IMMUTABLE,
       contentType: csv ? CSV_TYPE : JSON_TYPE,
       disposition: csv ? `attachment; filename="${csvFileName(plan.farm.farmId, run.issue)}"` : undefined,
       issue: run.issue,
@@ -299,19 +297,25 @@ export class ForecastService {
   /** Sends the answer whole, with the others of this turn (turnBatch.ts): the headers and body are known, and this is the hot path. */
   private respond(req: IncomingMessage, res: ServerResponse, p: Prepared, entry: CachedBody): void {
     const wanted = chooseCoding(req.headers['accept-encoding']);
+    const keyed = principalOf(req)!.keyName !== undefined;
     if (notModified(req, p)) {
       // The tag names the coding; the compressed bytes themselves are not needed for a 304.
-      sendAtTurnEnd(res, 304, withAnswerHeaders(req, this.validatorHeaders(p, codingOf(entry, wanted), this.varyOf(req))), undefined, entry.release);
+      sendAtTurnEnd(res, 304, withAnswerHeaders(req, this.validatorHeaders(p, codingOf(entry, wanted), this.varyOf(req), keyed)), undefined, entry.release);
       return;
     }
     const sent = this.bodies.lease(entry);
     if (wanted === 'identity') {
-      const identity = this.corsOrigins.size > 0 && this.corsAnswered(req) ? this.headers200(p, entry.identity, 'identity', VARY_ORIGIN) : (p.identityHeaders ??= this.headers200(p, entry.identity, 'identity'));
+      const identity =
+        this.corsOrigins.size > 0 && this.corsAnswered(req)
+          ? this.headers200(p, entry.identity, 'identity', VARY_ORIGIN, keyed)
+          : keyed
+            ? (p.identityHeadersPrivate ??= this.headers200(p, entry.identity, 'identity', VARY, true))
+            : (p.identityHeaders ??= this.headers200(p, entry.identity, 'identity'));
       const headers = withAnswerHeaders(req, identity);
       sendAtTurnEnd(res, 200, headers, entry.identity, sent);
     } else {
       const { bytes, coding } = this.bodies.encoded(p.key, entry, wanted);
-      sendAtTurnEnd(res, 200, withAnswerHeaders(req, this.headers200(p, bytes, coding, this.varyOf(req))), bytes, sent);
+      sendAtTurnEnd(res, 200, withAnswerHeaders(req, this.headers200(p, bytes, coding, this.varyOf(req), keyed)), bytes, sent);
     }
   }
 
@@ -325,19 +329,24 @@ export class ForecastService {
     return this.corsOrigins.size > 0 && this.corsAnswered(req) ? VARY_ORIGIN : VARY;
   }
 
-  private validatorHeaders(p: Prepared, coding: Coding, vary = VARY): string[] {
+  /** Cache-Control of a prepared answer (its public form) as given to a key: private. */
+  private privateOf(cacheControl: string): string {
+    return cacheControl === IMMUTABLE ? IMMUTABLE_PRIVATE : cacheControl === this.latestCacheControl ? this.latestCacheControlPrivate : cacheControl.replace('public', 'private');
+  }
+
+  private validatorHeaders(p: Prepared, coding: Coding, vary = VARY, keyed = false): string[] {
     return [
       'etag', entityTag(p.tag, coding),
       'last-modified', p.lastModified,
-      'cache-control', p.cacheControl,
+      'cache-control', keyed ? this.privateOf(p.cacheControl) : p.cacheControl,
       'vary', vary,
       'forecast-issue', p.issue,
       'x-content-type-options', 'nosniff',
     ];
   }
 
-  private headers200(p: Prepared, bytes: Buffer, coding: Coding, vary = VARY): string[] {
-    const headers = this.validatorHeaders(p, coding, vary);
+  private headers200(p: Prepared, bytes: Buffer, coding: Coding, vary = VARY, keyed = false): string[] {
+    const headers = this.validatorHeaders(p, coding, vary, keyed);
     headers.push('content-type', p.contentType, 'content-length', decimalHeader(bytes.length));
     if (coding !== 'identity') headers.push('content-encoding', coding);
     if (p.disposition !== undefined) headers.push('content-disposition', p.disposition);
