@@ -62,13 +62,25 @@ const EXPOSED = 'RateLimit, RateLimit-Policy, Retry-After, ETag, Forecast-Issue,
 const PREFLIGHT_HEADERS = 'Authorization, X-API-Key, If-None-Match, If-Modified-Since, Accept, Last-Event-ID';
 
 /** The key a request names, or null when it names none; '' when what it sends cannot be a key. */
+/** Whether a header value starts with `Bearer ` in any letter case. */
+function isBearer(value: string): boolean {
+  const word = 'bearer ';
+  for (let i = 0; i < word.length; i++) {
+    const c = value.charCodeAt(i);
+    // A letter of either case matches its lower case; the space only itself.
+    if ((i < 6 ? c | 32 : c) !== word.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
 export function presentedKey(req: IncomingMessage): string | null {
   const auth = req.headers.authorization;
   const header = req.headers['x-api-key'];
   let fromAuth: string | null = null;
   if (auth !== undefined) {
-    // Scheme case-insensitive (RFC 9110); exactly one space; nothing else.
-    fromAuth = auth.length > 7 && auth.slice(0, 7).toLowerCase() === 'bearer ' ? auth.slice(7) : '';
+    // Scheme case-insensitive (RFC 9110); exactly one space; nothing else. Compared by character codes: the
+    // header comes with every request.
+    fromAuth = auth.length > 7 && isBearer(auth) ? auth.slice(7) : '';
   }
   // A repeated X-API-Key arrives joined with ", " and fails the form check.
   const fromHeader = typeof header === 'string' ? header : header === undefined ? null : '';
@@ -150,7 +162,9 @@ export class Door {
       return this.admitAnonymous(req, res, kind === 'admin');
     }
     const text = presentedKey(req);
-    const key = text !== null && text !== '' && checkKeyForm(text) ? this.keys.lookup(text, this.now()) : undefined;
+    // A text this process has admitted before is taken from the keyring at once; any other is checked first.
+    const key =
+      text === null || text === '' ? undefined : (this.keys.known(text, this.now()) ?? (checkKeyForm(text) ? this.keys.lookup(text, this.now()) : undefined));
     if (key === undefined) {
       const d = this.limiter.take('authfail', clientAddress(req), this.settings.authFailRate, this.settings.authFailBurst, this.now(), this.decision);
       if (!d.allowed) {

@@ -140,6 +140,17 @@ export class Keyring {
   }
 
   /** The live key with this text, or undefined; call with a text whose form was checked. */
+  /**
+   * The live key of a text seen before (lookup keeps the texts it found), without checking its form again:
+   * the form check and the hash are for texts not yet known.
+   */
+  known(text: string, now: number): KeyEntry | undefined {
+    const k = this.byText.get(text);
+    if (k === undefined || !isLive(k, now)) return undefined;
+    this.used.set(k.hash, now);
+    return k;
+  }
+
   lookup(text: string, now: number): KeyEntry | undefined {
     let k = this.byText.get(text);
     if (k === undefined) {

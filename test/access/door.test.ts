@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { createServer } from 'node:http';
-import { Door, doorSettings } from '../../src/access/door.js';
+import { createServer, type IncomingMessage } from 'node:http';
+import { Door, doorSettings, presentedKey } from '../../src/access/door.js';
 import { Keyring } from '../../src/access/keyring.js';
 import { localLimiter } from '../../src/access/rateLimit/localLimiter.js';
 import { OPEN_PATHS, OPEN_PREFIXES } from '../../src/access/routeClass.js';
@@ -63,6 +63,21 @@ async function get(url: string, headers: Record<string, string> = {}, method = '
 }
 
 const isOpen = (path: string): boolean => OPEN_PATHS.includes(path) || OPEN_PREFIXES.some((p) => path.startsWith(p));
+
+describe('presentedKey', () => {
+  test('Authorization: Bearer in any letter case, one space; X-API-Key; both only when equal', () => {
+    const of = (headers: Record<string, string>): string | null => presentedKey({ headers } as unknown as IncomingMessage);
+    assert.equal(of({ authorization: 'Bearer K1' }), 'K1');
+    assert.equal(of({ authorization: 'bEaReR K1' }), 'K1');
+    assert.equal(of({ authorization: 'BEARER K1' }), 'K1');
+    for (const bad of ['Basic K1', 'Bearer', 'Bearer ', 'BearerXK1', 'Bearer\tK1', 'Bearen K1', 'B\u0000arer K1']) assert.equal(of({ authorization: bad }), '', bad);
+    assert.equal(of({ authorization: 'Bearer  K1' }), ' K1', 'a second space is part of the key, which then fails its form');
+    assert.equal(of({ 'x-api-key': 'K1' }), 'K1');
+    assert.equal(of({ authorization: 'Bearer K1', 'x-api-key': 'K1' }), 'K1');
+    assert.equal(of({ authorization: 'Bearer K1', 'x-api-key': 'K2' }), '');
+    assert.equal(of({}), null);
+  });
+});
 
 describe('with keys required', () => {
   let at = '';
