@@ -313,15 +313,22 @@ describe('X-Request-Id', () => {
   });
 });
 
+/** A log stream that keeps what is written to it. */
+function logLines(): { stream: Writable; text: () => string } {
+  let out = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      out += chunk.toString();
+      done();
+    },
+  });
+  return { stream, text: () => out };
+}
+
 describe('access log and open metrics', () => {
   test('an error in a log line is its type, message and code: no stack, no file path', async () => {
-    let out = '';
-    const stream = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        out += chunk.toString();
-        done();
-      },
-    });
+    const log = logLines();
+    const stream = log.stream;
     const at = await serve({ access: { auth: 'off' } }, { logger: { level: 'warn', stream } });
     faults.runs = true;
     try {
@@ -331,6 +338,7 @@ describe('access log and open metrics', () => {
       faults.runs = false;
     }
     await new Promise((r) => setTimeout(r, 50));
+    const out = log.text();
     const line = out
       .trim()
       .split('\n')
@@ -342,13 +350,8 @@ describe('access log and open metrics', () => {
   });
 
   test('--access-log: a JSON line per answer naming its request id, route, status, duration and key name, never the key', async () => {
-    let out = '';
-    const stream = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        out += chunk.toString();
-        done();
-      },
-    });
+    const log = logLines();
+    const stream = log.stream;
     const at = await serve(
       { access: { auth: 'required', defaultRate: 1000, defaultBurst: 1000, authFailBurst: 1000, accessLog: true } },
       { logger: { level: 'warn', stream } },
@@ -365,6 +368,7 @@ describe('access log and open metrics', () => {
       sent.push([await get(at + path, key === undefined ? {} : { 'x-api-key': key }), key, path]);
     }
     await new Promise((r) => setTimeout(r, 50));
+    const out = log.text();
     const lines = out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     const byId = new Map(lines.map((l) => [l.reqId, l]));
     const names: Record<string, string> = { [keys.desk]: 'desk-key', [keys.ops]: 'ops-admin' };
