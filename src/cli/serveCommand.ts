@@ -147,8 +147,11 @@ function supervise(o: ServeOptions, args: string[], primary: Metrics): Promise<n
     const metrics = new ClusterMetrics(primary.registry);
     const start = (): void => {
       const w = cluster.fork({ FORECASTD_CLUSTER_WORKER: '1' });
-      // A failed message to a dying worker must not end the primary; its exit is handled below.
-      w.on('error', (err: Error) => process.stderr.write(`forecastd: worker ${w.process.pid}: ${err.message}\n`));
+      // A failed message to a dying worker must not end the primary; its exit is handled below. While the
+      // instance stops (a failed start included) the workers' channels closing is expected, not news.
+      w.on('error', (err: Error) => {
+        if (!stopping) process.stderr.write(`forecastd: worker ${w.process.pid}: ${err.message}\n`);
+      });
       w.on('message', (m: { listening?: string; failed?: string } | null) => {
         if (typeof m?.failed === 'string') {
           // Every worker of a start that cannot listen fails alike: the first one's fault is the instance's.
@@ -197,8 +200,9 @@ export async function serveCommand(args: string[], input: SettingsInput): Promis
     try {
       return await serveHere(o, (address) => process.send?.({ listening: address }));
     } catch (err) {
-      // Told to the primary, which reports the first worker's fault once and stops the others.
-      process.send?.({ failed: err instanceof Error ? err.message : String(err) });
+      // Told to the primary, which reports the first worker's fault once and stops the others; a primary
+      // already gone (it stops the others on the first fault) is told nothing.
+      if (process.connected) process.send?.({ failed: err instanceof Error ? err.message : String(err) }, undefined, undefined, () => undefined);
       return 1;
     } finally {
       // The IPC channel to the primary would keep this process alive, after a failed start too.
