@@ -15,7 +15,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CODES, type CodeDef } from '../domain/errors.js';
-import { checkKeyForm } from './keyFormat.js';
 import type { KeyEntry, Keyring } from './keyring.js';
 import { admitAs, ANONYMOUS, setAnswerHeaders, type Principal } from './principal.js';
 import { defaultOf, SETTINGS } from '../settings/definitions.js';
@@ -61,7 +60,6 @@ const WWW_AUTHENTICATE = 'Bearer realm="forecastd"';
 const EXPOSED = 'RateLimit, RateLimit-Policy, Retry-After, ETag, Forecast-Issue, X-Request-Id';
 const PREFLIGHT_HEADERS = 'Authorization, X-API-Key, If-None-Match, If-Modified-Since, Accept, Last-Event-ID';
 
-/** The key a request names, or null when it names none; '' when what it sends cannot be a key. */
 /** Whether a header value starts with `Bearer ` in any letter case. */
 function isBearer(value: string): boolean {
   const word = 'bearer ';
@@ -73,6 +71,7 @@ function isBearer(value: string): boolean {
   return true;
 }
 
+/** The key a request names, or null when it names none; '' when what it sends cannot be a key. */
 export function presentedKey(req: IncomingMessage): string | null {
   const auth = req.headers.authorization;
   const header = req.headers['x-api-key'];
@@ -162,9 +161,7 @@ export class Door {
       return this.admitAnonymous(req, res, kind === 'admin');
     }
     const text = presentedKey(req);
-    // A text this process has admitted before is taken from the keyring at once; any other is checked first.
-    const key =
-      text === null || text === '' ? undefined : (this.keys.known(text, this.now()) ?? (checkKeyForm(text) ? this.keys.lookup(text, this.now()) : undefined));
+    const key = text === null || text === '' ? undefined : this.keys.lookup(text, this.now());
     if (key === undefined) {
       const d = this.limiter.take('authfail', clientAddress(req), this.settings.authFailRate, this.settings.authFailBurst, this.now(), this.decision);
       if (!d.allowed) {

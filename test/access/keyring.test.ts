@@ -38,6 +38,10 @@ test('finds live keys by their text, with their scope; not unknown, revoked or e
     assert.deepEqual([...k.principal.scope.farms!].sort(), ['PV_B', 'WF_A']);
     assert.equal(k.principal.keyName, 'ring-a');
     assert.equal(ring.lookup(mintKey().key, now), undefined);
+    // Texts that are no key, found again from the texts kept: the same key, not a stale one.
+    const broken = key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
+    for (const text of [broken, 'fcd_short', key + 'x', key.toUpperCase()]) assert.equal(ring.lookup(text, now), undefined, text);
+    assert.equal(ring.lookup(key, now), k);
     assert.ok(ring.hasLiveKeys(now));
     // Revoked through another handle, as another process would.
     const other = await openStore(url);
