@@ -15,7 +15,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Static } from '@sinclair/typebox';
-import { doorSettings } from '../access/door.js';
 import { answerHeadersOf, principalOf, scopeOfRequest } from '../access/principal.js';
 import { csvFileName, writeCsv } from '../domain/csvFormat.js';
 import { FORECAST_PAGE } from '../domain/limits.js';
@@ -49,7 +48,10 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 const IMMUTABLE_PRIVATE = 'private, max-age=31536000, immutable';
 const CSV_TYPE = 'text/csv; charset=utf-8';
 const VARY = 'Accept, Accept-Encoding';
-/** With a CORS answer (the door's Access-Control-Allow-Origin), which the list's Vary would otherwise replace. */
+/**
+ * With a CORS answer: the door sets Access-Control-Allow-Origin and Vary: Origin on the response, and the
+ * answer's own Vary, given with its headers, replaces the one set before.
+ */
 const VARY_ORIGIN = 'Accept, Accept-Encoding, Origin';
 /**
  * The memo's share of the body cache's memory: a body is only replayed through its remembered answer, so a
@@ -141,8 +143,6 @@ export class ForecastService {
   private readonly memo: SizedLru<string, Prepared>;
   private readonly latestCacheControl: string;
   private readonly latestCacheControlPrivate: string;
-  /** Origins the door answers CORS for (--cors-origin). */
-  private readonly corsOrigins: ReadonlySet<string>;
   /** Forecast requests answered by a remembered answer (hits) and planned (misses); read by the metrics. */
   readonly replays = { hits: 0, misses: 0 };
   /** A bulk download's entries, found and kept as the rendered answers of the single downloads they equal. */
@@ -167,7 +167,6 @@ export class ForecastService {
     };
     this.latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
     this.latestCacheControlPrivate = `private, max-age=${settings.latestMaxAgeS}`;
-    this.corsOrigins = new Set(doorSettings(ctx.access ?? {}).corsOrigins);
   }
 
   /**
@@ -298,54 +297,43 @@ export class ForecastService {
   private respond(req: IncomingMessage, res: ServerResponse, p: Prepared, entry: CachedBody): void {
     const wanted = chooseCoding(req.headers['accept-encoding']);
     const keyed = principalOf(req)!.keyName !== undefined;
+    // What the door decided for CORS is on the response already.
+    const vary = res.hasHeader('access-control-allow-origin') ? VARY_ORIGIN : VARY;
     if (notModified(req, p)) {
       // The tag names the coding; the compressed bytes themselves are not needed for a 304.
-      sendAtTurnEnd(res, 304, withAnswerHeaders(req, this.validatorHeaders(p, codingOf(entry, wanted), this.varyOf(req), keyed)), undefined, entry.release);
+      sendAtTurnEnd(res, 304, withAnswerHeaders(req, this.validatorHeaders(p, codingOf(entry, wanted), vary, keyed)), undefined, entry.release);
       return;
     }
     const sent = this.bodies.lease(entry);
     if (wanted === 'identity') {
-      const identity =
-        this.corsOrigins.size > 0 && this.corsAnswered(req)
-          ? this.headers200(p, entry.identity, 'identity', VARY_ORIGIN, keyed)
-          : keyed
-            ? (p.identityHeadersPrivate ??= this.headers200(p, entry.identity, 'identity', VARY, true))
-            : (p.identityHeaders ??= this.headers200(p, entry.identity, 'identity'));
-      const headers = withAnswerHeaders(req, identity);
-      sendAtTurnEnd(res, 200, headers, entry.identity, sent);
+      sendAtTurnEnd(res, 200, withAnswerHeaders(req, this.identityHeaders(p, entry.identity, vary, keyed)), entry.identity, sent);
     } else {
       const { bytes, coding } = this.bodies.encoded(p.key, entry, wanted);
-      sendAtTurnEnd(res, 200, withAnswerHeaders(req, this.headers200(p, bytes, coding, this.varyOf(req), keyed)), bytes, sent);
+      sendAtTurnEnd(res, 200, withAnswerHeaders(req, this.headers200(p, bytes, coding, vary, keyed)), bytes, sent);
     }
   }
 
-  /** Whether the door answered this request's Origin with CORS headers. */
-  private corsAnswered(req: IncomingMessage): boolean {
-    const origin = req.headers.origin;
-    return origin !== undefined && this.corsOrigins.has(origin);
+  /** Headers of the 200 answer with the identity body: made once per remembered answer, and per kind of caller. */
+  private identityHeaders(p: Prepared, body: Buffer, vary: string, keyed: boolean): string[] {
+    if (vary !== VARY) return this.headers200(p, body, 'identity', vary, keyed);
+    if (keyed) return (p.identityHeadersPrivate ??= this.headers200(p, body, 'identity', vary, true));
+    return (p.identityHeaders ??= this.headers200(p, body, 'identity', vary, false));
   }
 
-  private varyOf(req: IncomingMessage): string {
-    return this.corsOrigins.size > 0 && this.corsAnswered(req) ? VARY_ORIGIN : VARY;
-  }
-
-  /** Cache-Control of a prepared answer (its public form) as given to a key: private. */
-  private privateOf(cacheControl: string): string {
-    return cacheControl === IMMUTABLE ? IMMUTABLE_PRIVATE : cacheControl === this.latestCacheControl ? this.latestCacheControlPrivate : cacheControl.replace('public', 'private');
-  }
-
-  private validatorHeaders(p: Prepared, coding: Coding, vary = VARY, keyed = false): string[] {
+  private validatorHeaders(p: Prepared, coding: Coding, vary: string, keyed: boolean): string[] {
+    // A prepared answer holds the public Cache-Control of its kind: immutable, or that of the latest run.
+    const privately = p.cacheControl === IMMUTABLE ? IMMUTABLE_PRIVATE : this.latestCacheControlPrivate;
     return [
       'etag', entityTag(p.tag, coding),
       'last-modified', p.lastModified,
-      'cache-control', keyed ? this.privateOf(p.cacheControl) : p.cacheControl,
+      'cache-control', keyed ? privately : p.cacheControl,
       'vary', vary,
       'forecast-issue', p.issue,
       'x-content-type-options', 'nosniff',
     ];
   }
 
-  private headers200(p: Prepared, bytes: Buffer, coding: Coding, vary = VARY, keyed = false): string[] {
+  private headers200(p: Prepared, bytes: Buffer, coding: Coding, vary: string, keyed: boolean): string[] {
     const headers = this.validatorHeaders(p, coding, vary, keyed);
     headers.push('content-type', p.contentType, 'content-length', decimalHeader(bytes.length));
     if (coding !== 'identity') headers.push('content-encoding', coding);

@@ -119,6 +119,10 @@ export class WireResponse {
     return this;
   }
 
+  hasHeader(name: string): boolean {
+    return this.set !== undefined && this.set.has(name.toLowerCase());
+  }
+
   appendHeader(name: string, value: string): this {
     const field = this.set?.get(name.toLowerCase());
     if (field === undefined) return this.setHeader(name, value);
