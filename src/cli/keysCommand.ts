@@ -8,7 +8,7 @@ import { keyState } from '../access/keyState.js';
 import { openStore } from '../store/openStore.js';
 import { KeyNameTakenError, type StoredKey } from '../store/store.js';
 import { resolveSettings, type Resolved, type SettingsInput } from '../settings/resolve.js';
-import { checkName } from './names.js';
+import { checkName, unregisteredSites } from './names.js';
 import { UsageError } from './usage.js';
 
 /** Names a key in lists and logs: printable, no separators a list or a log would trip on. */
@@ -66,14 +66,9 @@ export async function keysCommand(args: string[], input: SettingsInput): Promise
     const now = Date.now();
     switch (sub) {
       case 'create': {
-        // As webhooks add: a scope naming a site that is not registered is a typing mistake far more often
-        // than a site still to come, and such a key would see less than its owner believes.
-        const unknown: string[] = [];
-        for (const id of settings.value('farms') ?? []) if ((await store.getFarm(id)) === undefined) unknown.push(id);
-        if (unknown.length > 0) {
-          process.stderr.write(
-            `forecastd keys: ${unknown.length === 1 ? 'site' : 'sites'} ${unknown.map((id) => `"${id}"`).join(', ')} not registered; import ${unknown.length === 1 ? 'it' : 'them'} with "forecastd farms import" first\n`,
-          );
+        const unregistered = await unregisteredSites(store, settings.value('farms'));
+        if (unregistered !== undefined) {
+          process.stderr.write(`forecastd keys: ${unregistered}\n`);
           return 1;
         }
         const minted = mintKey();

@@ -9,7 +9,7 @@ import { newSecret } from '../events/webhooks/signature.js';
 import { openStore } from '../store/openStore.js';
 import { WebhookNameTakenError, type WebhookSummary } from '../store/store.js';
 import { resolveSettings, type Resolved, type SettingsInput } from '../settings/resolve.js';
-import { checkName } from './names.js';
+import { checkName, unregisteredSites } from './names.js';
 import { UsageError } from './usage.js';
 
 /** Names an endpoint in lists and logs, as a key's name: printable, no separators. */
@@ -96,13 +96,10 @@ export async function webhooksCommand(args: string[], input: SettingsInput): Pro
     switch (sub) {
       case 'add': {
         const farms = settings.value('farms') ?? null;
-        if (farms !== null) {
-          const unknown: string[] = [];
-          for (const id of farms) if ((await store.getFarm(id)) === undefined) unknown.push(id);
-          if (unknown.length > 0) {
-            say(`${unknown.length === 1 ? 'site' : 'sites'} ${unknown.map((id) => `"${id}"`).join(', ')} not registered; import ${unknown.length === 1 ? 'it' : 'them'} with "forecastd farms import" first`);
-            return 1;
-          }
+        const unregistered = await unregisteredSites(store, farms);
+        if (unregistered !== undefined) {
+          say(unregistered);
+          return 1;
         }
         const secret = newSecret();
         try {
