@@ -38,9 +38,10 @@ export function farmNear(store: SiteSource, rules: SiteRules, lat: number, lon: 
     );
   }
   const { dLat, dLon } = boundingDegrees(lat, rules.matchRadiusKm);
-  const [east, west] = lonSpans(lon - dLon, lon + dLon).map(([lonMin, lonMax]) => ({ latMin: lat - dLat, latMax: lat + dLat, lonMin, lonMax }));
-  if (west === undefined) return then(store.farmsInBox(east!), (candidates) => nearest(candidates, rules, lat, lon, scope));
-  return then(store.farmsInBox(east!), (a) => then(store.farmsInBox(west), (b) => nearest([...a, ...b], rules, lat, lon, scope)));
+  const [one, other] = lonSpans(lon - dLon, lon + dLon).map(([lonMin, lonMax]) => ({ latMin: lat - dLat, latMax: lat + dLat, lonMin, lonMax }));
+  const near = (candidates: readonly Farm[]): Farm => nearest(candidates, rules, lat, lon, scope);
+  if (other === undefined) return then(store.farmsInBox(one!), near);
+  return then(store.farmsInBox(one!), (a) => then(store.farmsInBox(other), (b) => near([...a, ...b])));
 }
 
 /**
