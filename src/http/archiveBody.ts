@@ -66,13 +66,15 @@ export interface ArchivePart {
 const NOTHING = (): void => undefined;
 
 /** An entry's run as read, and its records in the planned window. */
-interface Source {
-  readonly run: StoredRun | undefined;
-  /** The pooled buffer of a run the server held (EntryCopies.run), handed back once the entry is made. */
-  readonly runBytes?: Lease;
-  readonly from?: number;
-  readonly to?: number;
-}
+type Source =
+  | { readonly run: undefined; readonly runBytes?: undefined }
+  | {
+      readonly run: StoredRun;
+      /** The pooled buffer of a run the server held (EntryCopies.run), handed back once the entry is made. */
+      readonly runBytes?: Lease;
+      readonly from: number;
+      readonly to: number;
+    };
 
 /**
  * The archive's bytes in order, part by part: each part must be released once its bytes have been taken
@@ -134,10 +136,11 @@ export async function* archiveParts(
   topUp();
   try {
     for (const version of plan.runs) {
-      const { run, runBytes, from, to } = await sources.shift()!;
+      const source = await sources.shift()!;
       if (sources.length < REFILL_BELOW) topUp();
-      if (run === undefined) continue;
-      const { key, copy } = keptCopy(version.farmId, run, from!, to!);
+      if (source.run === undefined) continue;
+      const { run, runBytes, from, to } = source;
+      const { key, copy } = keptCopy(version.farmId, run, from, to);
       let data: ArchivePart;
       let crc: number;
       if (copy !== undefined) {
