@@ -187,9 +187,11 @@ const forecastHeaders = {
   'Last-Modified': { type: 'string', description: 'When this version of the run was published (HTTP date).' },
   'Cache-Control': {
     type: 'string',
-    description: '`public, max-age=31536000, immutable` when issue is given; `public, max-age=60` when the latest run is implied.',
+    description:
+      '`public, max-age=31536000, immutable` when issue is given; `public, max-age=60` (`--latest-max-age`) when the latest ' +
+      'run is implied; `private` instead of `public` for an answer to an API key, which a shared cache must not hand to another caller.',
   },
-  Vary: { type: 'string', description: 'Accept, Accept-Encoding.' },
+  Vary: { type: 'string', description: '`Accept, Accept-Encoding`, and `Origin` when the answer carries CORS headers.' },
   'Forecast-Issue': { type: 'string', description: 'The run the answer was served from, yyyyMMddHH (UTC).' },
 } as const;
 
