@@ -58,15 +58,17 @@ export async function keysCommand(args: string[], input: SettingsInput): Promise
     name = rest[0]!;
   }
   checkName(name, 'key', 'keys');
-  if (sub === 'create' && settings.value('admin') && settings.value('farms') !== undefined) {
-    throw new UsageError('an admin key sees every site: --admin and --farms do not go together', 'keys');
-  }
   const store = await openStore(settings.value('db'));
   try {
     const now = Date.now();
     switch (sub) {
       case 'create': {
-        const unregistered = await unregisteredSites(store, settings.value('farms'));
+        // An admin key sees every site (INTERFACE.md section 10): a scope given with --admin would only make
+        // `keys list` show one the key does not have.
+        const admin = settings.value('admin');
+        const farms = admin ? null : (settings.value('farms') ?? null);
+        if (admin && settings.value('farms') !== undefined) process.stderr.write('forecastd keys: an admin key sees every site; --farms is not kept\n');
+        const unregistered = await unregisteredSites(store, farms);
         if (unregistered !== undefined) {
           process.stderr.write(`forecastd keys: ${unregistered}\n`);
           return 1;
@@ -78,10 +80,10 @@ export async function keysCommand(args: string[], input: SettingsInput): Promise
               name: name!,
               hash: minted.hash,
               prefix: minted.prefix,
-              farms: settings.value('farms') ?? null,
+              farms,
               rate: settings.value('rate') ?? null,
               burst: settings.value('burst') ?? null,
-              admin: settings.value('admin'),
+              admin,
             },
             now,
           );

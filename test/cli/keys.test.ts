@@ -127,6 +127,18 @@ describe('forecastd keys', () => {
     assert.equal(await status('/api/v1/forecast?farm_id=PV_B', withKey(key)), 404);
   });
 
+  test('an admin key created with --farms sees every site, and is listed so, with a note that the scope is not kept', async () => {
+    const r = await keysCli(['create', '--name', 'ops-scoped', '--farms', 'WF_A', '--admin']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /an admin key sees every site; --farms is not kept/);
+    const listed = (JSON.parse((await keysCli(['list', '--json'])).stdout) as { name: string; farms: unknown; admin: boolean }[]).find((k) => k.name === 'ops-scoped');
+    assert.deepEqual([listed?.farms, listed?.admin], ['all', true]);
+    const key = r.stdout.trim();
+    await seenWithin(async () => (await status('/api/v1/farms', withKey(key))) === 200);
+    const farms = (await (await fetch(`${server.base}/api/v1/farms`, { headers: withKey(key) })).json()) as { data: { items: unknown[] } };
+    assert.ok(farms.data.items.length > 1, 'every site');
+  });
+
   test('a scope naming a site that is not registered is refused (exit 1), and no key is made', async () => {
     const r = await keysCli(['create', '--name', 'typo', '--farms', 'WF_A,WF_NOPE']);
     assert.equal(r.code, 1);
@@ -155,7 +167,6 @@ describe('forecastd keys', () => {
       [['create', '--name', 'ok', '--rate', '-1'], /rate/],
       [['create', '--name', 'ok', '--burst', '0'], /burst/],
       [['create', '--name', 'ok', '--farms', 'A,,B'], /farms/],
-      [['create', '--name', 'ok', '--farms', 'WF_A', '--admin'], /admin key sees every site/],
       [['roll', 'desk-1', '--grace', '8d'], /grace/],
       [['roll'], /NAME/],
       [['revoke', 'a', 'b'], /NAME/],
