@@ -123,12 +123,6 @@ function remembered(p: Prepared, body: CachedBody): Prepared {
   };
 }
 
-/** The answer's headers and those the door adds for this caller (its rate limit), in one array. */
-function withAnswerHeaders(req: IncomingMessage, headers: string[]): string[] {
-  const extra = answerHeadersOf(req);
-  return extra === undefined ? headers : headers.concat(extra);
-}
-
 function notModified(req: IncomingMessage, p: Prepared): boolean {
   const inm = req.headers['if-none-match'];
   if (inm !== undefined) return matchesIfNoneMatch(inm, p.tag);
@@ -299,17 +293,19 @@ export class ForecastService {
     const keyed = principalOf(req)!.keyName !== undefined;
     // What the door decided for CORS is on the response already.
     const vary = res.hasHeader('access-control-allow-origin') ? VARY_ORIGIN : VARY;
+    // What the door adds for this caller (its rate limit) follows the answer's own headers.
+    const more = answerHeadersOf(req);
     if (notModified(req, p)) {
       // The tag names the coding; the compressed bytes themselves are not needed for a 304.
-      sendAtTurnEnd(res, 304, withAnswerHeaders(req, this.validatorHeaders(p, codingOf(entry, wanted), vary, keyed)), undefined, entry.release);
+      sendAtTurnEnd(res, 304, this.validatorHeaders(p, codingOf(entry, wanted), vary, keyed), more, undefined, entry.release);
       return;
     }
     const sent = this.bodies.lease(entry);
     if (wanted === 'identity') {
-      sendAtTurnEnd(res, 200, withAnswerHeaders(req, this.identityHeaders(p, entry.identity, vary, keyed)), entry.identity, sent);
+      sendAtTurnEnd(res, 200, this.identityHeaders(p, entry.identity, vary, keyed), more, entry.identity, sent);
     } else {
       const { bytes, coding } = this.bodies.encoded(p.key, entry, wanted);
-      sendAtTurnEnd(res, 200, withAnswerHeaders(req, this.headers200(p, bytes, coding, vary, keyed)), bytes, sent);
+      sendAtTurnEnd(res, 200, this.headers200(p, bytes, coding, vary, keyed), more, bytes, sent);
     }
   }
 

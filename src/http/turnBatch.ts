@@ -25,6 +25,7 @@
  * that planned it.
  */
 import type { ServerResponse } from 'node:http';
+import { WireResponse } from './wireExchange.js';
 
 export const MAX_BATCH = 32;
 /**
@@ -38,6 +39,8 @@ interface Pending {
   res: ServerResponse;
   status: number;
   headers: string[];
+  /** Headers after those (the door's for this caller), or undefined. */
+  more: readonly string[] | undefined;
   body: Buffer | undefined;
   /** Called once the body has been sent: hands a pooled body back, or ends a kept body's lease (BodyCache.lease). */
   release: (() => void) | undefined;
@@ -46,15 +49,19 @@ interface Pending {
 let queue: Pending[] = [];
 let queuedBytes = 0;
 
-/** Writes an answer whole at the end of this turn (or at once, with those queued, when the batch is full). */
+/**
+ * Writes an answer whole at the end of this turn (or at once, with those queued, when the batch is full), its
+ * `headers` followed by `more`: a remembered answer's list is sent as it is, not copied per caller.
+ */
 export function sendAtTurnEnd(
   res: ServerResponse,
   status: number,
   headers: string[],
+  more: readonly string[] | undefined,
   body: Buffer | undefined,
   release: (() => void) | undefined,
 ): void {
-  queue.push({ res, status, headers, body, release });
+  queue.push({ res, status, headers, more, body, release });
   if (body !== undefined) queuedBytes += body.length;
   if (queue.length === 1) setImmediate(flush);
   if (queue.length >= MAX_BATCH || queuedBytes >= MAX_BATCH_BYTES) flush();
@@ -71,7 +78,9 @@ function flush(): void {
 
 function write(p: Pending): void {
   try {
-    p.res.writeHead(p.status, p.headers);
+    const res: unknown = p.res;
+    if (res instanceof WireResponse) res.writeHeadWith(p.status, p.headers, p.more);
+    else p.res.writeHead(p.status, p.more === undefined ? p.headers : [...p.headers, ...p.more]);
     p.res.end(p.body);
   } catch {
     // Thrown out of the loop's check phase this would end the process; the client sees its connection closed,

@@ -89,6 +89,12 @@ export class WireResponse {
   private set: Map<string, [string, string[]]> | undefined;
   /** The answer's headers as name, value pairs, once writeHead has been called. */
   private pairs: readonly string[] = [];
+  /** Headers written after those (the door's for this caller), given apart so that neither list is copied. */
+  private more: readonly string[] | undefined;
+  /** The request id, written last; undefined when the pairs place it themselves. */
+  private id: string | undefined;
+  /** Which of Date, Connection and Content-Length the headers written so far name (the *_NAMED bits). */
+  private named = 0;
   private closeListeners: (() => void)[] | undefined;
   private closed = false;
   private readonly startedAt = performance.now();
@@ -133,16 +139,31 @@ export class WireResponse {
 
   writeHead(status: number, headers?: readonly string[]): this {
     if (headers !== undefined && !Array.isArray(headers)) throw new Error('the wire front writes flat header lists only');
-    // As the server's response class does: the request id goes last.
+    return this.writeHeadWith(status, headers ?? [], undefined);
+  }
+
+  /**
+   * writeHead with `more` headers after the list (a remembered answer's list, then the caller's rate limit),
+   * neither copied; as the server's response class does, the request id goes last.
+   */
+  writeHeadWith(status: number, headers: readonly string[], more: readonly string[] | undefined): this {
     const id = requestIdOf(this.req.asNode())!;
-    return this.writeHeadPlaced(status, headers === undefined ? [REQUEST_ID_HEADER, id] : [...headers, REQUEST_ID_HEADER, id]);
+    if (this.set !== undefined) return this.writeHeadPlaced(status, [...headers, ...(more ?? []), REQUEST_ID_HEADER, id]);
+    this.place(status, headers);
+    this.more = more;
+    this.id = id;
+    return this;
   }
 
   /** writeHead for a list that places X-Request-Id itself (the framework's error answers do). */
   writeHeadPlaced(status: number, list: readonly string[]): this {
+    return this.place(status, this.set === undefined ? list : merged(this.set, list));
+  }
+
+  private place(status: number, pairs: readonly string[]): this {
     if (this.headersSent) throw new Error('headers already sent');
     this.statusCode = status;
-    this.pairs = this.set === undefined ? list : merged(this.set, list);
+    this.pairs = pairs;
     this.headersSent = true;
     return this;
   }
@@ -154,7 +175,7 @@ export class WireResponse {
     this.observer.answered(this.req.asNode(), this.statusCode, performance.now() - this.startedAt);
     const sent = this.statusCode === 204 || this.statusCode === 304 ? undefined : body;
     const length = sent === undefined ? 0 : typeof sent === 'string' ? Buffer.byteLength(sent) : sent.length;
-    this.link.send(this, this.headText(this.statusCode, this.pairs, length), sent);
+    this.link.send(this, this.headText(this.statusCode, length), sent);
     return this;
   }
 
@@ -183,51 +204,58 @@ export class WireResponse {
   }
 
   /**
-   * The status line and headers as Node's OutgoingMessage spells them for these headers (name, value pairs)
-   * and a body of `length` bytes. Without a Content-Length among them Node would send the body chunked after
-   * an explicit writeHead; it is named here instead (every writer on the direct path names it).
+   * The status line and headers as Node's OutgoingMessage spells them for these headers and a body of `length`
+   * bytes. Without a Content-Length among them Node would send the body chunked after an explicit writeHead;
+   * it is named here instead (every writer on the direct path names it).
    */
-  private headText(status: number, pairs: readonly string[], bodyBytes: number): string {
+  private headText(status: number, bodyBytes: number): string {
     let text = statusLine(status);
-    let date = false;
-    let connection = false;
-    let length = false;
-    for (let i = 0; i < pairs.length; i += 2) {
-      const name = pairs[i]!;
-      const value = pairs[i + 1]!;
-      if (!validName(name)) throw new Error(`invalid header name ${JSON.stringify(name)}`);
-      if (!validValue(value)) throw new Error(`invalid character in header ${name}`);
-      text += `${name}: ${value}\r\n`;
-      // Names are compared only when their length and first letter could match: most headers are none of these.
-      const first = name.charCodeAt(0) | 32;
-      switch (name.length) {
-        case 4:
-          date ||= first === 100 /* d */ && name.toLowerCase() === 'date';
-          break;
-        case 10:
-          if (first === 99 /* c */ && name.toLowerCase() === 'connection') {
-            connection = true;
-            if (value.toLowerCase() === 'close') this.last = true;
-          }
-          break;
-        case 14:
-          length ||= first === 99 /* c */ && name.toLowerCase() === 'content-length';
-          break;
-        case 17:
-          if (first === 116 /* t */ && name.toLowerCase() === 'transfer-encoding') throw new Error('the wire front writes whole bodies only');
-      }
-    }
-    if (!date) text += `Date: ${httpDate()}\r\n`;
-    if (!connection) {
+    const { pairs, more } = this;
+    this.named = 0;
+    for (let i = 0; i < pairs.length; i += 2) text += this.line(pairs[i]!, pairs[i + 1]!);
+    if (more !== undefined) for (let i = 0; i < more.length; i += 2) text += this.line(more[i]!, more[i + 1]!);
+    if (this.id !== undefined) text += this.line(REQUEST_ID_HEADER, this.id);
+    const named = this.named;
+    if ((named & DATE_NAMED) === 0) text += `Date: ${httpDate()}\r\n`;
+    if ((named & CONNECTION_NAMED) === 0) {
       if (this.last) text += 'Connection: close\r\n';
       else {
         text += keepAliveLines(this.link.keepAliveTimeoutMs());
       }
     }
-    if (!length && status !== 204 && status !== 304) text += `Content-Length: ${decimalHeader(bodyBytes)}\r\n`;
+    if ((named & LENGTH_NAMED) === 0 && status !== 204 && status !== 304) text += `Content-Length: ${decimalHeader(bodyBytes)}\r\n`;
     return text + '\r\n';
   }
+
+  /** One header's line, checked as Node checks it; notes in `named` a header that Node would otherwise add. */
+  private line(name: string, value: string): string {
+    if (!validName(name)) throw new Error(`invalid header name ${JSON.stringify(name)}`);
+    if (!validValue(value)) throw new Error(`invalid character in header ${name}`);
+    // Names are compared only when their length and first letter could match: most headers are none of these.
+    const first = name.charCodeAt(0) | 32;
+    switch (name.length) {
+      case 4:
+        if (first === 100 /* d */ && name.toLowerCase() === 'date') this.named |= DATE_NAMED;
+        break;
+      case 10:
+        if (first === 99 /* c */ && name.toLowerCase() === 'connection') {
+          this.named |= CONNECTION_NAMED;
+          if (value.toLowerCase() === 'close') this.last = true;
+        }
+        break;
+      case 14:
+        if (first === 99 /* c */ && name.toLowerCase() === 'content-length') this.named |= LENGTH_NAMED;
+        break;
+      case 17:
+        if (first === 116 /* t */ && name.toLowerCase() === 'transfer-encoding') throw new Error('the wire front writes whole bodies only');
+    }
+    return `${name}: ${value}\r\n`;
+  }
 }
+
+const DATE_NAMED = 1;
+const CONNECTION_NAMED = 2;
+const LENGTH_NAMED = 4;
 
 /** The status line of each status answered so far. */
 const statusLines = new Map<number, string>();

@@ -30,6 +30,8 @@ after(() => new Promise<void>((r) => server.close(() => r())));
 interface Reply {
   status: number;
   body: string;
+  /** The answer's header names and values in the order sent. */
+  raw?: string[];
   error?: string;
 }
 
@@ -39,7 +41,7 @@ function get(): Promise<Reply> {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
+      res.on('end', () => resolve({ status: res.statusCode!, body, raw: res.rawHeaders }));
       res.on('error', (e) => resolve({ status: res.statusCode!, body, error: e.message }));
     });
     req.on('error', (e) => resolve({ status: 0, body: '', error: e.message }));
@@ -63,7 +65,7 @@ test('an answer is written when the turn ends, not when it is queued', async () 
   const { responses, replies } = await hold(3);
   responses.forEach((res, i) => {
     const body = Buffer.from(`answer ${i}`);
-    sendAtTurnEnd(res, 200, headers(body), body, undefined);
+    sendAtTurnEnd(res, 200, headers(body), undefined, body, undefined);
   });
   assert.deepEqual(
     responses.map((r) => r.headersSent),
@@ -87,7 +89,7 @@ test('the answers of 32 clients made in one turn are written together (one wake-
   for (const [i, res] of responses.entries()) {
     writtenBefore.push(responses.filter((r) => r.headersSent).length);
     const body = Buffer.from(`answer ${i}`);
-    sendAtTurnEnd(res, 200, headers(body), body, undefined);
+    sendAtTurnEnd(res, 200, headers(body), undefined, body, undefined);
   }
   assert.deepEqual(writtenBefore, Array<number>(32).fill(0), 'no answer is written while the others of the turn are made');
   await nextTurn();
@@ -101,7 +103,7 @@ test('a full batch is written at once: no answer waits for more than MAX_BATCH -
   const sentWhenQueued: boolean[] = [];
   responses.forEach((res, i) => {
     const body = Buffer.from(`answer ${i}`);
-    sendAtTurnEnd(res, 200, headers(body), body, undefined);
+    sendAtTurnEnd(res, 200, headers(body), undefined, body, undefined);
     sentWhenQueued.push(res.headersSent);
   });
   // The MAX_BATCH-th queued answer writes the batch; the three after it wait for the turn's end.
@@ -123,16 +125,16 @@ test('a full batch is written at once: no answer waits for more than MAX_BATCH -
 test('queued bodies of MAX_BATCH_BYTES are written at once', async () => {
   const { responses, replies } = await hold(3);
   const half = Buffer.alloc(MAX_BATCH_BYTES / 2, 'x');
-  sendAtTurnEnd(responses[0]!, 200, headers(half), half, undefined);
+  sendAtTurnEnd(responses[0]!, 200, headers(half), undefined, half, undefined);
   assert.equal(responses[0]!.headersSent, false);
-  sendAtTurnEnd(responses[1]!, 200, headers(half), half, undefined);
+  sendAtTurnEnd(responses[1]!, 200, headers(half), undefined, half, undefined);
   assert.deepEqual(
     responses.slice(0, 2).map((r) => r.headersSent),
     [true, true],
     'the second half reached the bound',
   );
   const small = Buffer.from('small');
-  sendAtTurnEnd(responses[2]!, 200, headers(small), small, undefined);
+  sendAtTurnEnd(responses[2]!, 200, headers(small), undefined, small, undefined);
   assert.equal(responses[2]!.headersSent, false, 'the count of bytes starts again after a flush');
   await nextTurn();
   assert.deepEqual(
@@ -146,7 +148,7 @@ test('a pooled body is handed back once, after its answer was written', async ()
   const released: string[] = [];
   responses.forEach((res, i) => {
     const body = Buffer.from(`pooled ${i}`);
-    sendAtTurnEnd(res, 200, headers(body), body, () => released.push(`${i} ${res.writableEnded}`));
+    sendAtTurnEnd(res, 200, headers(body), undefined, body, () => released.push(`${i} ${res.writableEnded}`));
   });
   assert.deepEqual(released, [], 'nothing is handed back before it is sent');
   await nextTurn();
@@ -161,7 +163,7 @@ test('an answer that cannot be written closes its connection; the rest of the ba
     const body = Buffer.from(`answer ${i}`);
     // A header value with a line break is refused by node:http's writeHead.
     const h = i === 1 ? [...headers(body), 'x-broken', 'a\r\nb'] : headers(body);
-    sendAtTurnEnd(res, 200, h, body, undefined);
+    sendAtTurnEnd(res, 200, h, undefined, body, undefined);
   });
   await nextTurn();
   const got = await replies;
@@ -169,4 +171,17 @@ test('an answer that cannot be written closes its connection; the rest of the ba
   assert.deepEqual([got[2]!.status, got[2]!.body], [200, 'answer 2']);
   assert.ok(got[1]!.error !== undefined, 'the broken answer ends in a closed connection');
   assert.equal(got[1]!.body, '');
+});
+
+test("an answer's further headers (the caller's rate limit) follow its own, the list given left as it was", async () => {
+  const { responses, replies } = await hold(1);
+  const body = Buffer.from('limited');
+  const own = headers(body);
+  const kept = [...own];
+  sendAtTurnEnd(responses[0]!, 200, own, ['ratelimit', '"default";r=9;t=1'], body, undefined);
+  await nextTurn();
+  const [got] = await replies;
+  const raw = got!.raw!;
+  assert.deepEqual(raw.slice(0, 6), ['content-type', 'text/plain', 'content-length', String(body.length), 'ratelimit', '"default";r=9;t=1']);
+  assert.deepEqual(own, kept);
 });

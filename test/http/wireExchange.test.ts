@@ -91,6 +91,23 @@ describe('WireResponse', () => {
     assert.match(ok.sent[0]!.head, /\r\nx-thing: a\tb é\r\n/);
   });
 
+  test('headers given apart follow the list, the request id after both; with headers set before, they merge as one list', () => {
+    const { res, sent } = exchange({ requestId: 'r5' });
+    const own = ['etag', '"z"', 'content-length', '2'];
+    res.writeHeadWith(200, own, ['ratelimit', 'r=1']).end('ok');
+    assert.deepEqual(lines(sent[0]!.head), ['HTTP/1.1 200 OK', 'etag: "z"', 'content-length: 2', 'ratelimit: r=1', 'x-request-id: r5', 'Date: -', 'Connection: keep-alive', 'Keep-Alive: timeout=5', '', '']);
+    assert.deepEqual(own, ['etag', '"z"', 'content-length', '2']);
+    const merged = exchange({ requestId: 'r6' });
+    merged.res.setHeader('Vary', 'Origin');
+    merged.res.setHeader('ratelimit', 'old');
+    merged.res.writeHeadWith(200, ['etag', '"w"'], ['ratelimit', 'new']).end('ab');
+    assert.deepEqual(lines(merged.sent[0]!.head), ['HTTP/1.1 200 OK', 'Vary: Origin', 'ratelimit: new', 'etag: "w"', 'x-request-id: r6', 'Date: -', 'Connection: keep-alive', 'Keep-Alive: timeout=5', 'Content-Length: 2', '', '']);
+    // A further header is checked as the others are.
+    const bad = exchange();
+    assert.throws(() => bad.res.writeHeadWith(200, [], ['x-limit', 'a\nb']).end('z'), /invalid character in header x-limit/);
+    assert.equal(bad.sent.length, 0);
+  });
+
   test('a body given as text is measured in bytes', () => {
     const { res, sent } = exchange();
     res.writeHead(200, ['content-type', 'text/plain; charset=utf-8']).end('é€');
