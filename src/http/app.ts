@@ -50,6 +50,10 @@ declare module 'fastify' {
 /** How often Node checks request and header timeouts, ms: they are enforced within this much of their setting. */
 const CONNECTIONS_CHECK_MS = 1000;
 
+/** An HTTP/1.1 request must name its Host (RFC 9112, section 3.2): one without is refused, as Node would refuse it. */
+const lacksHost = (req: IncomingMessage): boolean => req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1;
+const NO_HOST_MESSAGE = 'The request has no Host header; HTTP/1.1 requires one.';
+
 /**
  * Logger options with errors written as type, message and code (ops/logErr.ts) in every log line of the app.
  * The framework's type for this serializer asks for a stack, which is exactly what is left out; the logger
@@ -164,9 +168,17 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
           connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
           // Adds X-Request-Id to every answer, and counts and logs each (src/ops/observedResponse.ts).
           ServerResponse: observedResponse(answers),
+          // Node's own refusal is a bare 400 without our envelope or headers: the listener answers it instead.
+          requireHostHeader: false,
         },
-        // Whatever the door refuses reaches neither the direct path nor a route.
-        (req, res) => throughDoor(req, res, () => direct(req, res)),
+        (req, res) => {
+          if (lacksHost(req)) {
+            writeErrorAnswer(res, CODES.BAD_PARAMETER, NO_HOST_MESSAGE, ['connection', 'close']);
+            return;
+          }
+          // Whatever the door refuses reaches neither the direct path nor a route.
+          throughDoor(req, res, () => direct(req, res));
+        },
       );
       server.setTimeout(o.connectionTimeout);
       if (o.maxRequestsPerSocket > 0) server.maxRequestsPerSocket = o.maxRequestsPerSocket;

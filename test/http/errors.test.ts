@@ -151,6 +151,19 @@ describe('malformed requests', () => {
       assertRawEnvelope(res, 400, 40001);
     });
 
+    test('an HTTP/1.1 request without Host gets an envelope with 40001, nosniff and a request id, and the connection closes', async () => {
+      for (const path of ['/api/v1/farms?size=1', '/api/v1/forecast?farm_id=WF_A', '/healthz']) {
+        const res = await raw(`GET ${path} HTTP/1.1\r\nAccept: */*\r\n\r\n`);
+        assertRawEnvelope(res, 400, 40001);
+        assert.match(JSON.parse(res.body).message, /Host/);
+        assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+        assert.equal(res.headers.get('connection'), 'close');
+        assert.ok(res.headers.get('x-request-id'));
+      }
+      // HTTP/1.0 has no Host requirement.
+      assertRawEnvelope(await raw('GET /api/v1/farms?size=1 HTTP/1.0\r\n\r\n'), 200, 0);
+    });
+
     test('malformed percent-encoding in the path, through the real parser', async () => {
       const res = await raw('GET /api/v1/fore%zzcast HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
       assertRawEnvelope(res, 400, 40001);
