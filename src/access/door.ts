@@ -157,6 +157,10 @@ export class Door {
       res.on('close', this.leave);
     }
     const kind = routeClass(req.url ?? '/');
+    if (kind === 'probe') {
+      admitAs(req, ANONYMOUS);
+      return true;
+    }
     if (kind === 'open' || !this.keysRequired()) {
       return this.admitAnonymous(req, res, kind === 'admin');
     }

@@ -4,13 +4,19 @@
  * admin key. A route added later is guarded without anyone remembering to,
  * and so is any spelling of a path the router might decode onto a guarded one.
  */
-export type RouteClass = 'api' | 'open' | 'admin';
+export type RouteClass = 'api' | 'open' | 'probe' | 'admin';
+
+/**
+ * Health probes: open, and outside the per-address limit of anonymous callers (--anon-rate), which a load
+ * balancer probing from one address would otherwise turn into a healthy instance marked down.
+ */
+export const PROBE_PATHS: readonly string[] = ['/healthz', '/readyz'];
 
 /**
  * Paths any caller may read: health, the API's description and catalogue (what a client needs before it has
  * a key), and the console's page, which asks for a key itself when the API wants one.
  */
-export const OPEN_PATHS: readonly string[] = ['/', '/healthz', '/readyz', '/api/v1/openapi.json', '/api/v1/elements', '/docs'];
+export const OPEN_PATHS: readonly string[] = ['/', '/api/v1/openapi.json', '/api/v1/elements', '/docs'];
 
 /** Open path prefixes: static files of the docs page and of the console. */
 export const OPEN_PREFIXES: readonly string[] = ['/docs/', '/console/'];
@@ -28,6 +34,7 @@ export function routeClass(url: string): RouteClass {
   // The forecast path first: it is the one asked for thousands of times a second.
   if (url.startsWith('/api/v1/forecast?')) return 'api';
   const path = pathOf(url);
+  if (PROBE_PATHS.includes(path)) return 'probe';
   if (OPEN_PATHS.includes(path)) return 'open';
   for (const prefix of OPEN_PREFIXES) if (path.startsWith(prefix)) return 'open';
   return ADMIN_PATHS.includes(path) ? 'admin' : 'api';

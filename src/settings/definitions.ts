@@ -275,7 +275,7 @@ const TABLE = {
     unit: 'requests/s',
     commands: ['serve'],
     arg: 'R',
-    help: 'when no key is asked for (auth off, auto before the first key, open paths): rate per client address (with anon-burst)',
+    help: 'when no key is asked for (auth off, auto before the first key, open paths but the health probes): rate per client address (with anon-burst)',
   }),
   'anon-burst': unset({
     kind: requests,

@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import { Door, doorSettings, presentedKey } from '../../src/access/door.js';
 import { Keyring } from '../../src/access/keyring.js';
 import { localLimiter } from '../../src/access/rateLimit/localLimiter.js';
-import { OPEN_PATHS, OPEN_PREFIXES } from '../../src/access/routeClass.js';
+import { OPEN_PATHS, OPEN_PREFIXES, PROBE_PATHS } from '../../src/access/routeClass.js';
 import { buildApp } from '../../src/http/app.js';
 import { writeErrorAnswer } from '../../src/http/envelope.js';
 import type { AppContext } from '../../src/http/context.js';
@@ -62,7 +62,7 @@ async function get(url: string, headers: Record<string, string> = {}, method = '
   return { status: res.status, headers: res.headers, body };
 }
 
-const isOpen = (path: string): boolean => OPEN_PATHS.includes(path) || OPEN_PREFIXES.some((p) => path.startsWith(p));
+const isOpen = (path: string): boolean => OPEN_PATHS.includes(path) || PROBE_PATHS.includes(path) || OPEN_PREFIXES.some((p) => path.startsWith(p));
 
 describe('presentedKey', () => {
   test('Authorization: Bearer in any letter case, one space; X-API-Key; both only when equal', () => {
@@ -278,6 +278,22 @@ describe('anonymous limits, in-flight cap, CORS', () => {
     const limited = await get(`${at}/api/v1/elements`);
     assert.equal(limited.status, 429);
     assert.equal(limited.headers.get('ratelimit-policy'), '"default";q=1;w=1');
+  });
+
+  test('health probes are outside --anon-rate: a balancer probing from one address always gets its answer', async () => {
+    for (const auth of ['off', 'required'] as const) {
+      const { at } = await serve({ access: { auth, anonRate: 1, anonBurst: 1 } });
+      for (let i = 0; i < 5; i++) {
+        for (const path of ['/healthz', '/readyz']) {
+          const res = await get(`${at}${path}`);
+          assert.equal(res.status, 200, `${auth} ${path} #${i}`);
+          assert.equal(res.headers.get('ratelimit'), null);
+        }
+      }
+      // The same address is limited elsewhere.
+      assert.equal((await get(`${at}/api/v1/elements`)).status, 200);
+      assert.equal((await get(`${at}/api/v1/elements`)).status, 429);
+    }
   });
 
   test('beyond --max-in-flight: 503 / 50300 with Retry-After at once, and room again when one ends', async () => {
