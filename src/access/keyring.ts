@@ -68,6 +68,8 @@ export class Keyring {
    * whenever the keys change, and bounded.
    */
   private readonly byText = new Map<string, KeyEntry>();
+  /** The entry each principal was made for (an entry is replaced, with a new principal, whenever its key changes). */
+  private readonly byPrincipal = new WeakMap<Principal, KeyEntry>();
   private refreshing: Promise<void> | undefined;
   private again = false;
   private readonly timers: NodeJS.Timeout[] = [];
@@ -118,7 +120,11 @@ export class Keyring {
     const token = await this.store.changeToken();
     if (token === this.token) return;
     const changes = await this.store.keysSince(this.revision);
-    for (const k of changes.keys) this.byHash.set(k.hash, entryOf(k));
+    for (const k of changes.keys) {
+      const entry = entryOf(k);
+      this.byHash.set(k.hash, entry);
+      this.byPrincipal.set(entry.principal, entry);
+    }
     if (changes.keys.length > 0) this.byText.clear();
     this.revision = changes.revision;
     this.token = token;
@@ -157,6 +163,17 @@ export class Keyring {
     if (!isLive(k, now)) return undefined;
     this.used.set(k.hash, now);
     return k;
+  }
+
+  /**
+   * Whether the key a request was admitted as (its principal) still works at `now`, as the store has it now:
+   * not revoked, not past its end (a roll gives it one). For what outlives its request (an event stream);
+   * false for a principal of no key.
+   */
+  stillAdmits(principal: Principal, now: number): boolean {
+    const hash = this.byPrincipal.get(principal)?.hash;
+    const current = hash === undefined ? undefined : this.byHash.get(hash);
+    return current !== undefined && isLive(current, now);
   }
 
   private async flushUse(): Promise<void> {

@@ -43,9 +43,12 @@ export function principalOf(req: IncomingMessage): Principal | undefined {
   return (req as Admitted)[PRINCIPAL];
 }
 
-/** The scope of an admitted request; a request the door never saw is a programming error, not an open door. */
-export function scopeOfRequest(req: IncomingMessage): Scope {
+/** Who an admitted request is; a request the door never saw is a programming error, not an open door. */
+export function principalOfRequest(req: IncomingMessage): Principal {
   const p = (req as Admitted)[PRINCIPAL];
   if (p === undefined) throw new Error('request reached a route without passing the door');
-  return p.scope;
+  return p;
 }
+
+/** The scope of an admitted request (principalOfRequest). */
+export const scopeOfRequest = (req: IncomingMessage): Scope => principalOfRequest(req).scope;

@@ -15,6 +15,7 @@
  * others (each write to the others goes on at once).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Principal } from '../access/principal.js';
 import type { Scope } from '../query/scope.js';
 import type { FeedEvent } from './feed.js';
 import type { EventHub, StreamStart, Subscriber } from './hub.js';
@@ -44,6 +45,15 @@ export interface StreamLimits {
   readonly bufferBytes: number;
 }
 
+/**
+ * How often open streams are asked whether their caller may still read (StreamAccess): a revoked key stops
+ * working everywhere within 2 s (INTERFACE.md section 10), an open stream included.
+ */
+export const ACCESS_CHECK_MS = 1000;
+
+/** Whether the caller a stream was admitted as may still read it: its key still works, or no key is asked for. */
+export type StreamAccess = (principal: Principal) => boolean;
+
 /** Counters for the metrics. */
 export interface StreamCounts {
   /** Events written to clients. */
@@ -62,6 +72,7 @@ class Stream implements Subscriber {
     private readonly res: ServerResponse,
     private readonly head: readonly string[],
     private readonly owner: EventStreams,
+    readonly principal: Principal,
   ) {
     this.allowance = owner.limits.bufferBytes;
   }
@@ -120,18 +131,31 @@ export class EventStreams {
   private admitted = 0;
   private readonly perKey = new Map<string, number>();
   private readonly keepalive: NodeJS.Timeout;
+  private readonly accessCheck: NodeJS.Timeout;
   private closing = false;
+  /** Streams ended because their caller may no longer read them (a key revoked or expired), for the tests. */
+  cutOff = 0;
 
   constructor(
     readonly hub: EventHub,
     readonly limits: StreamLimits,
     /** Told the number of streams admitted whenever it changes (the gauge). */
     private readonly onCount: (n: number) => void = () => undefined,
+    access: StreamAccess = () => true,
   ) {
     this.keepalive = setInterval(() => {
       for (const s of this.open) s.keepAlive();
     }, limits.keepaliveMs);
     this.keepalive.unref();
+    // Ended, not sent an error: the client's reconnection then meets the door, which answers it as any request.
+    this.accessCheck = setInterval(() => {
+      for (const s of this.open) {
+        if (access(s.principal)) continue;
+        this.cutOff++;
+        s.end();
+      }
+    }, ACCESS_CHECK_MS);
+    this.accessCheck.unref();
   }
 
   /** Counts a new stream against the limits, before anything is awaited; release when it ends. */
@@ -166,8 +190,15 @@ export class EventStreams {
    * value, …), the catch-up or a reset, then live events until the client
    * leaves or the server closes. The caller has synced the hub.
    */
-  stream(req: IncomingMessage, res: ServerResponse, scope: Scope, lastEventId: number | undefined | 'invalid', headers: readonly string[], release: () => void): void {
-    const s = new Stream(res, headers, this);
+  stream(
+    req: IncomingMessage,
+    res: ServerResponse,
+    principal: Principal,
+    lastEventId: number | undefined | 'invalid',
+    headers: readonly string[],
+    release: () => void,
+  ): void {
+    const s = new Stream(res, headers, this, principal);
     const done = (): void => {
       s.detach?.();
       this.open.delete(s);
@@ -187,7 +218,7 @@ export class EventStreams {
     req.socket.setKeepAlive(true, 60_000);
     res.once('close', done);
     this.open.add(s);
-    s.detach = this.hub.attach(scope, lastEventId, s);
+    s.detach = this.hub.attach(principal.scope, lastEventId, s);
   }
 
   /** Streams open now. */
@@ -199,6 +230,7 @@ export class EventStreams {
   endAll(): void {
     this.closing = true;
     clearInterval(this.keepalive);
+    clearInterval(this.accessCheck);
     for (const s of this.open) s.end();
   }
 }

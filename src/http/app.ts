@@ -135,6 +135,8 @@ export async function buildApp(appCtx: AppContext, opts: AppOptions = {}): Promi
       bufferBytes: eventOptions.bufferBytes ?? DEFAULT_BUFFER_BYTES,
     },
     (n) => (metrics.sseClients = n),
+    // A stream admitted with a key lasts while the key works; one admitted without, while no key is asked for.
+    (p) => (p.keyName === undefined ? !door.keysRequired() : keyring.stillAdmits(p, Date.now())),
   );
   metrics.watch({
     events: {

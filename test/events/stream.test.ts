@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { openStore } from '../../src/store/openStore.js';
 import type { Store } from '../../src/store/store.js';
 import { FARMS, testStore } from '../helpers/fixtures.js';
+import { mintKey } from '../../src/access/keyHash.js';
 import { bearer, createKey } from '../helpers/keys.js';
 import { openStream, type Stream } from '../helpers/sse.js';
 import { ingest, listen, publish, sleep } from './support.js';
@@ -213,6 +214,37 @@ describe('GET /api/v1/events', () => {
     assert.deepEqual(s.parser.errors, []);
   });
 
+  test('a stream ends within 2 s of its key being revoked, or its grace ending; a key rolled with grace keeps it until then', async () => {
+    const revoked = await createKey(store, 'to-revoke', { rate: 1000, burst: 1000 });
+    const rolled = await createKey(store, 'to-roll', { rate: 1000, burst: 1000 });
+    const kept = await open('/api/v1/events', bearer(all));
+    const a = await open('/api/v1/events', bearer(revoked));
+    const b = await open('/api/v1/events', bearer(rolled));
+    assert.deepEqual([kept.status, a.status, b.status], [200, 200, 200]);
+    // Revoked by another handle on the store, as `forecastd keys revoke` in another process does.
+    const t0 = performance.now();
+    await writer.revokeKey('to-revoke', Date.now());
+    await Promise.race([a.ended, sleep(2500).then(() => assert.fail("the revoked key's stream is still open after 2.5 s"))]);
+    assert.ok(performance.now() - t0 < 2500);
+    // Rolled with 1.5 s of grace: the stream lasts the grace, then ends.
+    const next = mintKey();
+    const t1 = performance.now();
+    await writer.rollKey('to-roll', { hash: next.hash, prefix: next.prefix }, Date.now() + 1500, Date.now());
+    await sleep(1000);
+    let bEnded = false;
+    void b.ended.then(() => (bEnded = true));
+    await sleep(10);
+    assert.equal(bEnded, false, 'still open within its grace');
+    await Promise.race([b.ended, sleep(3000).then(() => assert.fail("the rolled key's stream outlived its grace by 2 s"))]);
+    assert.ok(performance.now() - t1 >= 1400);
+    // The others go on hearing events.
+    await put([['WF_A', '2026112712']]);
+    await kept.until((e) => e.some((x) => x.event === 'run' && JSON.parse(x.data).issue === '2026112712'), 3000);
+    const again = await fetch(`${base}/api/v1/events`, { headers: bearer(revoked) });
+    assert.equal(again.status, 401);
+    await again.body?.cancel();
+  });
+
   test('streams do not hold --max-in-flight places; beyond the per-key limit 429 42901, beyond the process limit 503 50300', async () => {
     const mine: Stream[] = [];
     for (let i = 0; i < 3; i++) mine.push(await open('/api/v1/events', bearer(limited)));
@@ -239,6 +271,30 @@ describe('GET /api/v1/events', () => {
     }, 3000);
     const noKey = await open('/api/v1/events');
     assert.equal(noKey.status, 401);
+  });
+});
+
+describe('auth auto', () => {
+  test('a stream opened while no key was asked for ends within 2 s of the first key', async () => {
+    const fresh = await testStore();
+    await importFarms(fresh.url, fresh.dir, FARMS);
+    const other = await openStore(fresh.url);
+    const served = await listen(fresh.store, { access: { auth: 'auto' } });
+    try {
+      const s = await openStream(`${served.base}/api/v1/events`, {});
+      assert.equal(s.status, 200);
+      let ended = false;
+      void s.ended.then(() => (ended = true));
+      await sleep(1200);
+      assert.equal(ended, false, 'open while no key exists');
+      await createKey(other, 'first');
+      await Promise.race([s.ended, sleep(2500).then(() => assert.fail('the keyless stream outlived the first key by 2.5 s'))]);
+      s.close();
+    } finally {
+      await served.app.close();
+      await other.close();
+      await fresh.cleanup();
+    }
   });
 });
 

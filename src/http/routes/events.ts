@@ -2,7 +2,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { ServerResponse } from 'node:http';
-import { principalOf, scopeOfRequest } from '../../access/principal.js';
+import { principalOfRequest } from '../../access/principal.js';
 import { CODES } from '../../domain/errors.js';
 import { parseLastEventId } from '../../events/feed.js';
 import { STREAM_HEADERS, type EventStreams } from '../../events/sse.js';
@@ -44,12 +44,12 @@ export function eventsRoute(app: FastifyInstance, streams: EventStreams, leaveIn
       },
     },
     async (req, reply) => {
-      const scope = scopeOfRequest(req.raw);
+      const principal = principalOfRequest(req.raw);
       if (req.method === 'HEAD') {
         for (let i = 0; i < STREAM_HEADERS.length; i += 2) reply.header(STREAM_HEADERS[i]!, STREAM_HEADERS[i + 1]!);
         return reply.code(200).send();
       }
-      const admission = streams.admit(principalOf(req.raw)?.keyName);
+      const admission = streams.admit(principal.keyName);
       if (!admission.ok) {
         reply.header('retry-after', RETRY_AFTER_S);
         return admission.why === 'process'
@@ -66,7 +66,7 @@ export function eventsRoute(app: FastifyInstance, streams: EventStreams, leaveIn
       const lastEventId = lastEventIdOf(req.headers['last-event-id'], req.query.last_event_id);
       reply.hijack();
       leaveInFlight(reply.raw);
-      streams.stream(req.raw, reply.raw, scope, lastEventId, headerList(reply.getHeaders(), OWN), admission.release);
+      streams.stream(req.raw, reply.raw, principal, lastEventId, headerList(reply.getHeaders(), OWN), admission.release);
     },
   );
 }
