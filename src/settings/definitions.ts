@@ -9,7 +9,7 @@ import { DEFAULT_MATCH_RADIUS_KM, DEFAULT_RANGE } from '../domain/limits.js';
 import { DEFAULT_BODY_DISK_MB, DEFAULT_CACHE, DEFAULT_CACHE_MB, DEFAULT_RUN_DISK_MB } from '../http/context.js';
 import { DEFAULT_DB } from '../store/openStore.js';
 import { PG_DEFAULTS } from '../store/store.js';
-import { choice, duration, farmIds, integer, number, onOff, origins, rangeBox, redisUrl, storeUrl, text, type Kind } from './kinds.js';
+import { choice, duration, farmIds, integer, number, onOff, origins, rangeBox, redisUrl, storeUrl, text, wholeSeconds, type Kind } from './kinds.js';
 
 /** The commands that take settings (`farms` is `farms import`; `config` takes every setting of `serve`). */
 export type CommandName = 'serve' | 'ingest' | 'farms' | 'demo' | 'migrate-store' | 'config' | 'keys' | 'status' | 'prune' | 'webhooks';
@@ -125,7 +125,7 @@ const TABLE = {
     help: 'local disk for copies of rendered answers that left the memory cache (whole-run CSV files, pages) and of bulk downloads\' entries, read back instead of rendering again; in the same folder as --run-disk-mb (0: none)',
   }),
   'latest-max-age': withDefault({
-    kind: integer(0, 31_536_000),
+    kind: wholeSeconds(0, 31_536_000),
     default: DEFAULT_CACHE.latestMaxAgeS,
     unit: 's',
     commands: ['serve'],

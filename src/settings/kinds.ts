@@ -90,6 +90,26 @@ export function duration(minMs: number, maxMs: number): Kind<number> {
   };
 }
 
+/**
+ * Whole seconds (a max-age), written as a duration with a unit like every other span of time (`90s`, `5m`),
+ * or as a bare number of seconds.
+ */
+export function wholeSeconds(minS: number, maxS: number): Kind<number> {
+  const inBounds = (s: number): number | undefined => (Number.isInteger(s) && s >= minS && s <= maxS ? s : undefined);
+  const fromText = (t: string): number | undefined => {
+    if (/^\d+$/.test(t)) return inBounds(Number(t));
+    const ms = parseDuration(t);
+    return ms !== undefined && ms % 1000 === 0 ? inBounds(ms / 1000) : undefined;
+  };
+  return {
+    expects: `whole seconds (a number of seconds, or a number and a unit s, m, h or d, e.g. 90s) from ${formatDuration(minS * 1000)} to ${formatDuration(maxS * 1000)}`,
+    fromText,
+    fromJson: (v) => (typeof v === 'number' ? inBounds(v) : viaText(fromText)(v)),
+    text: String,
+    json: (s) => s,
+  };
+}
+
 /** A store URL: sqlite:PATH, a bare file path, or postgres://… (postgresql://…). */
 export const storeUrl: Kind<string> = (() => {
   const fromText = (t: string): string | undefined => {

@@ -271,6 +271,17 @@ describe('serveOptions', () => {
     assert.deepEqual(split([]), { bodyMb: 250, seriesMb: 50, latestMaxAgeS: 60 });
   });
 
+  it('takes --latest-max-age as a duration with a unit, or bare seconds; a part of a second is refused', () => {
+    const maxAge = (args: string[], env: Record<string, string> = {}): number => serveOptions(resolveSettings('serve', args, input(env))).cache.latestMaxAgeS;
+    assert.equal(maxAge(['--latest-max-age', '90s']), 90);
+    assert.equal(maxAge(['--latest-max-age', '5m']), 300);
+    assert.equal(maxAge(['--latest-max-age', '120']), 120);
+    assert.equal(maxAge([], { FORECASTD_LATEST_MAX_AGE: '2h' }), 7200);
+    for (const bad of ['1500ms', '-1s', '2y', 'soon']) {
+      assert.throws(() => resolveSettings('serve', ['--latest-max-age', bad], input()), /latest-max-age/, bad);
+    }
+  });
+
   it("gives copies of runs --run-disk-mb and of rendered answers --body-disk-mb of disk, beside an SQLite store or in the system's temporary folder", () => {
     const disk = (args: string[]): unknown => {
       const { runDiskMb, bodyDiskMb, diskDir } = serveOptions(resolveSettings('serve', args, input())).cache;
