@@ -14,7 +14,7 @@
  * token of its own bucket, whatever the answer.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CODES, type CodeDef } from '../domain/errors.js';
+import { clip, CODES, type CodeDef } from '../domain/errors.js';
 import type { KeyEntry, Keyring } from './keyring.js';
 import { admitAs, ANONYMOUS, setAnswerHeaders, type Principal } from './principal.js';
 import { defaultOf, SETTINGS } from '../settings/definitions.js';
@@ -58,7 +58,7 @@ export function doorSettings(access: Partial<AccessOptions> = {}, limits: Partia
 export const UNAUTHORIZED_MESSAGE = 'A valid API key is required: send it as "Authorization: Bearer KEY" or "X-API-Key: KEY".';
 const WWW_AUTHENTICATE = 'Bearer realm="forecastd"';
 const EXPOSED = 'RateLimit, RateLimit-Policy, Retry-After, ETag, Forecast-Issue, X-Request-Id';
-const PREFLIGHT_HEADERS = 'Authorization, X-API-Key, If-None-Match, If-Modified-Since, Accept, Last-Event-ID';
+const PREFLIGHT_HEADERS = 'Authorization, X-API-Key, X-Request-Id, If-None-Match, If-Modified-Since, Accept, Last-Event-ID';
 
 /** Whether a header value starts with `Bearer ` in any letter case. */
 function isBearer(value: string): boolean {
@@ -208,7 +208,7 @@ export class Door {
     if (kind === 'admin' && !key.admin) {
       // Exactly what a path that does not exist gets, the request's cost in its limit included: an ordinary
       // key learns nothing of operator endpoints.
-      this.refuse(res, CODES.NO_ENDPOINT, `No endpoint ${req.method ?? 'GET'} ${(req.url ?? '').split('?')[0]!.slice(0, 80)}.`, limits);
+      this.refuse(res, CODES.NO_ENDPOINT, `No endpoint ${req.method ?? 'GET'} ${clip((req.url ?? '').split('?')[0]!, 80)}.`, limits);
       return false;
     }
     admitAs(req, key.principal);

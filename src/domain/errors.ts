@@ -30,6 +30,9 @@ export class ApiError extends Error {
   }
 }
 
+/** A client's text quoted in a message: at most `max` characters, a cut marked with an ellipsis. */
+export const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max)}…` : text);
+
 export const badParameter = (message: string): ApiError => new ApiError(CODES.BAD_PARAMETER, message);
 export const notFound = (message: string): ApiError => new ApiError(CODES.NOT_FOUND, message);
 export const outOfRange = (message: string): ApiError => new ApiError(CODES.OUT_OF_RANGE, message);

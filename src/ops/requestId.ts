@@ -8,14 +8,18 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { checkKeyForm } from '../access/keyFormat.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 /** 1–64 characters of A–Z a–z 0–9 . _ - */
 const ACCEPTED = /^[A-Za-z0-9._-]{1,64}$/;
 
-/** Whether a client's id is taken as it is. */
-export const acceptableRequestId = (text: string): boolean => ACCEPTED.test(text);
+/**
+ * Whether a client's id is taken as it is. Not an API key's text, which is made of the same characters: an id
+ * is echoed and written to the access log, and a client that put its key there would find it in both.
+ */
+export const acceptableRequestId = (text: string): boolean => ACCEPTED.test(text) && !checkKeyForm(text);
 
 /** Hands out new ids: a random prefix per process, then a base-36 counter. */
 export class RequestIds {
@@ -48,7 +52,7 @@ export function assignRequestId(req: IncomingMessage, ids: RequestIds): string {
   let id = tagged[REQUEST_ID];
   if (id === undefined) {
     const sent = req.headers[REQUEST_ID_HEADER];
-    id = typeof sent === 'string' && ACCEPTED.test(sent) ? sent : ids.next();
+    id = typeof sent === 'string' && acceptableRequestId(sent) ? sent : ids.next();
     tagged[REQUEST_ID] = id;
   }
   return id;

@@ -3,7 +3,7 @@
  * fields and the records of the window. Knows nothing of HTTP.
  */
 import { parseElements } from '../domain/elementsParam.js';
-import { badParameter, notFound } from '../domain/errors.js';
+import { badParameter, clip, notFound } from '../domain/errors.js';
 import { parseDateTime, parseIssue } from '../domain/time.js';
 import { resolveWindow, windowRecords } from '../domain/window.js';
 import type { Farm, StoredRun } from '../store/store.js';
@@ -38,7 +38,7 @@ function timeParam(name: 'start' | 'end', text: string | undefined): number | un
   const ms = parseDateTime(text);
   if (ms === null) {
     throw badParameter(
-      `Query parameter ${name} "${text.slice(0, 40)}" is not an ISO 8601 date-time such as 2026-11-20T08:00:00+08:00.`,
+      `Query parameter ${name} "${clip(text, 40)}" is not an ISO 8601 date-time such as 2026-11-20T08:00:00+08:00.`,
     );
   }
   return ms;
@@ -73,7 +73,7 @@ export function runParams(p: Pick<ForecastParams, 'issue' | 'start' | 'end' | 'e
   let issueMs: number | undefined;
   if (p.issue !== undefined) {
     const ms = parseIssue(p.issue);
-    if (ms === null) throw badParameter(`Query parameter issue "${p.issue.slice(0, 40)}" is not a real UTC date and hour yyyyMMddHH.`);
+    if (ms === null) throw badParameter(`Query parameter issue "${clip(p.issue, 40)}" is not a real UTC date and hour yyyyMMddHH.`);
     issueMs = ms;
   }
   const startMs = timeParam('start', p.start);

@@ -3,7 +3,7 @@
  * (domain/runState.ts), expected sites being the registered sites the scope
  * sees; optionally only runs holding data of one site, or in some states.
  */
-import { badParameter } from '../domain/errors.js';
+import { badParameter, clip } from '../domain/errors.js';
 import { parseStatuses, runStates, type RunState, type RunStatus } from '../domain/runState.js';
 import type { Page, Store } from '../store/store.js';
 import { listFarms, listIssues } from './lists.js';
@@ -33,7 +33,7 @@ export async function listRuns(store: Store, scope: Scope, q: RunListQuery, dead
     const parsed = parseStatuses(q.status);
     if ('unknown' in parsed) {
       throw badParameter(
-        `Query parameter status has "${parsed.unknown.slice(0, 40)}", which is not a run state (receiving, complete, partial, superseded).`,
+        `Query parameter status has "${clip(parsed.unknown, 40)}", which is not a run state (receiving, complete, partial, superseded).`,
       );
     }
     wanted = parsed.statuses;

@@ -1,5 +1,5 @@
 /** Which registered site a forecast request names: by farm_id, or the nearest to a point. */
-import { notFound, outOfRange } from '../domain/errors.js';
+import { clip, notFound, outOfRange } from '../domain/errors.js';
 import { boundingDegrees, distanceKm, inRange, type RangeBox } from '../domain/geo.js';
 import { numberText } from '../domain/numberText.js';
 import type { Box, Farm } from '../store/store.js';
@@ -20,7 +20,7 @@ export interface SiteRules {
 /** The site by farm_id; one outside the scope is not found, exactly as one that is not registered. */
 export function farmById(store: SiteSource, farmId: string, scope: Scope): Maybe<Farm> {
   return then(store.getFarm(farmId), (farm) => {
-    if (!farm || !sees(scope, farm.farmId)) throw notFound(`farm_id "${farmId.slice(0, 64)}" is not a registered site.`);
+    if (!farm || !sees(scope, farm.farmId)) throw notFound(`farm_id "${clip(farmId, 64)}" is not a registered site.`);
     return farm;
   });
 }

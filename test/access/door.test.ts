@@ -332,7 +332,9 @@ describe('anonymous limits, in-flight cap, CORS', () => {
     const pre = await get(`${at}/api/v1/forecast?farm_id=WF_A`, { origin: 'https://desk.example', 'access-control-request-method': 'GET' }, 'OPTIONS');
     assert.equal(pre.status, 204);
     assert.equal(pre.headers.get('access-control-allow-origin'), 'https://desk.example');
-    assert.match(pre.headers.get('access-control-allow-headers')!, /Authorization/);
+    for (const h of ['Authorization', 'X-API-Key', 'X-Request-Id', 'If-None-Match', 'Last-Event-ID']) {
+      assert.match(pre.headers.get('access-control-allow-headers')!, new RegExp(`\\b${h}\\b`));
+    }
     const res = await get(`${at}/api/v1/forecast?farm_id=WF_A`, { origin: 'https://desk.example' });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('access-control-allow-origin'), 'https://desk.example');

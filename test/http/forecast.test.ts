@@ -160,6 +160,12 @@ describe('forecast by farm_id', () => {
     assertError(await get(`${F}?farm_id=NOPE`), 404, 40401, ['NOPE']);
   });
 
+  test('a farm_id longer than any site id is quoted cut, the cut marked: never as another site that exists', async () => {
+    const long = `WF_A${'x'.repeat(100)}`;
+    const message = assertError(await get(`${F}?farm_id=${long}`), 404, 40401);
+    assert.ok(message.includes(`"${long.slice(0, 64)}…"`), message);
+  });
+
   test('a registered farm without data is 404 40401', async () => {
     assertError(await get(`${F}?farm_id=WF_D`), 404, 40401, ['WF_D']);
     assertError(await get(`${F}?farm_id=WF_D&issue=${NEW}`), 404, 40401, ['WF_D']);

@@ -16,6 +16,16 @@ describe('request ids', () => {
     }
   });
 
+  test("an API key's text is never taken as an id: it would be echoed and logged", async () => {
+    const { mintKey } = await import('../../src/access/keyHash.js');
+    const key = mintKey().key;
+    assert.ok(!acceptableRequestId(key));
+    assert.equal(assignRequestId(request({ 'x-request-id': key }), new RequestIds('k-')), 'k-1');
+    // Text of the same length and characters that fails the key's checksum is an id like any other.
+    const other = key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
+    assert.ok(acceptableRequestId(other));
+  });
+
   test('new ids: a per-process prefix and a counter, all different', () => {
     const ids = new RequestIds();
     const made = Array.from({ length: 1000 }, () => ids.next());
