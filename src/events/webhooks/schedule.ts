@@ -28,6 +28,13 @@ export const RETRY_DELAYS_MS: readonly number[] = Object.freeze([10 * S, 1 * MIN
 /** A delay is at least this share of its bound. */
 export const JITTER_MIN = 0.8;
 
+/**
+ * How much later than its time a retry may start: deliverers look for due deliveries once a second
+ * (POLL_MS in deliverer.ts), and then connect. A retry is timed this much before its bound, so that it is made
+ * within the bound (the contract's "within 10 s of the failure"), not up to a poll after it.
+ */
+export const PICKUP_MS = 1_500;
+
 /** Attempts in all: the first and one per retry; a failure of the last gives up. */
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 
@@ -49,5 +56,5 @@ export function nextAttemptAt(attempts: number, failedAt: number, o: ScheduleOpt
   if (attempts >= MAX_ATTEMPTS) return undefined;
   const bound = RETRY_DELAYS_MS[Math.max(0, attempts - 1)]!;
   const share = JITTER_MIN + (1 - JITTER_MIN) * (o.random ?? Math.random)();
-  return failedAt + Math.max(1, Math.round(bound * share * (o.scale ?? 1)));
+  return failedAt + Math.max(1, Math.round((bound - PICKUP_MS) * share * (o.scale ?? 1)));
 }
