@@ -156,7 +156,8 @@ const TABLE = {
     help: "a run still missing sites this long after its first file is partial",
   }),
   'events-keep': withDefault({
-    kind: duration(3_600_000, 365 * 86_400_000),
+    // At least a day: section 14 promises a client a day to resume in.
+    kind: duration(86_400_000, 365 * 86_400_000),
     default: 86_400_000,
     commands: ['serve', 'prune'],
     arg: 'DURATION',
