@@ -24,7 +24,8 @@ Options:
   -h, --help     show help (also: forecastd <command> --help)
   -v, --version  show the version
 
-Exit status: 0 all done; 1 some input rejected (the rest was taken); 2 usage error.
+Exit status: 0 all done; 1 some input rejected (the rest was taken), or the
+command failed (the store could not be reached); 2 usage error.
 `;
 
 /** Each command's help: what it does (intro), its options from the settings, then any closing lines. */
@@ -102,7 +103,7 @@ shrinks; PostgreSQL: the space is reused). Prints each removed run as
 "FARM ISSUE", then a summary on stderr. Also drops event-log entries older than
 --events-keep (default 24h; not in a dry run). serve does the same at start and hourly.
 `,
-    outro: 'Exit status: 0 done; 2 usage error.\n',
+    outro: 'Exit status: 0 done; 1 the store could not be read or changed; 2 usage error.\n',
   },
   keys: {
     intro: `Usage: forecastd keys create --name NAME [--farms ID,ID,...] [--rate R] [--burst B] [--admin]
@@ -117,7 +118,7 @@ defaults at request time. roll gives a new key with the same attributes; the old
 one keeps working until the grace ends (default 24h, at most 7d, 0 at once).
 A running server sees every change within 2 s.
 `,
-    outro: 'Exit status: 0 done; 1 refused (a name in use, no such live key); 2 usage error.\n',
+    outro: 'Exit status: 0 done; 1 refused (a name in use, no such live key) or the store could not be reached; 2 usage error.\n',
   },
   status: {
     intro: `Usage: forecastd status [--db URL] [--json]

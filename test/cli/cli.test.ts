@@ -19,6 +19,17 @@ describe('help, version and usage errors', () => {
     }
   });
 
+  test('a command whose store cannot be reached exits 1, as its help says', async () => {
+    const url = 'postgres://nobody@127.0.0.1:1/none';
+    for (const command of ['prune', 'keys']) {
+      const help = (await runCli([command, '--help'])).stdout;
+      assert.match(help, /Exit status: 0 [^\n]*; 1 [^\n]*store[^\n]*; 2 usage error/, command);
+    }
+    const r = await runCli(['prune', '--db', url]);
+    assert.equal(r.code, 1);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  });
+
   test('--version prints the package version', async () => {
     const r = await runCli(['--version']);
     assert.equal(r.code, 0);
