@@ -195,6 +195,14 @@ const forecastHeaders = {
   'Forecast-Issue': { type: 'string', description: 'The run the answer was served from, yyyyMMddHH (UTC).' },
 } as const;
 
+/** The validators and caching of a bulk download: no Vary (an archive is the same whatever Accept says, and is never compressed). */
+const archiveHeaders = {
+  ETag: { type: 'string', description: 'Strong validator: the run, the query and the version of every site in it.' },
+  'Last-Modified': { type: 'string', description: 'The newest publication among the runs in the archive (HTTP date).' },
+  'Cache-Control': { type: 'string', description: '`private, no-cache`: a late site or a replaced run changes the archive; revalidate with the ETag.' },
+  'Forecast-Issue': forecastHeaders['Forecast-Issue'],
+} as const;
+
 /** The CSV delivery format: a header line (date_time, then the selected fields in catalogue order), one line per record. */
 const CsvDownload = {
   type: 'string',
@@ -279,10 +287,7 @@ export const responses = {
     200: {
       description: 'The run as a zip of per-site CSV files (application/zip, streamed).',
       headers: {
-        ...forecastHeaders,
-        'Cache-Control': { type: 'string', description: '`private, no-cache`: a late site or a replaced run changes the archive; revalidate with the ETag.' },
-        'Last-Modified': { type: 'string', description: 'The newest publication among the runs in the archive (HTTP date).' },
-        ETag: { type: 'string', description: 'Strong validator: the run, the query and the version of every site in it.' },
+        ...archiveHeaders,
         ...rateLimitHeaders,
         ...requestIdHeader,
         'Content-Disposition': { type: 'string', description: '`attachment; filename="forecast_<issue>.zip"`.' },
@@ -292,7 +297,7 @@ export const responses = {
     304: {
       description: 'Not modified: the ETag still names the archive as it would be sent now.',
       type: 'null',
-      headers: { ...forecastHeaders, ...rateLimitHeaders, ...requestIdHeader },
+      headers: { ...archiveHeaders, ...rateLimitHeaders, ...requestIdHeader },
     },
     400: errorAnswer('40001: a parameter is missing or malformed.'),
     404: errorAnswer('40401: no such issue, or none of its sites may be seen by the key.'),

@@ -155,8 +155,8 @@ async function violations(docJson: string, url: string, answer: Answer): Promise
     if (!validate(answer.body)) problems.push(`body: ${JSON.stringify(validate.errors).slice(0, 500)}`);
   }
   if (!answer.headers.has('x-request-id')) problems.push('declared header X-Request-Id is missing');
-  // Every header the document declares for this answer's kind is there: all of them for a CSV download.
-  if (mediaType === 'text/csv') {
+  // Every header the document declares for this answer's kind is there: all of them for a CSV download and a bulk one.
+  if (mediaType === 'text/csv' || mediaType === 'application/zip') {
     for (const name of Object.keys(response.headers ?? {})) {
       if (!answer.headers.has(name)) problems.push(`declared header ${name} is missing`);
     }
@@ -182,6 +182,7 @@ describe('every answer validates against the document', () => {
     ['/api/v1/forecast?farm_id=WF_A&size=0', {}],
     ['/api/v1/forecast?lon=10&lat=10', {}],
     ['/api/v1/forecast?farm_id=WF_A&format=csv&issue=2026010100', {}],
+    ['/api/v1/forecast/archive?issue=2026112000', {}],
     ['/api/v1/farms', {}],
     ['/api/v1/farms?size=0', {}],
     ['/api/v1/forecast/issues', {}],
