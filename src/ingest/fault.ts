@@ -22,9 +22,16 @@ export const unreadable = (err: unknown): Fault => ({
   message: `cannot read file (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
 });
 
+/**
+ * A file's name as a report shows it: a control character or a line separator (which a file name may hold)
+ * written as an escape, so that a report is always one line.
+ */
+export const printableName = (name: string): string =>
+  name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 /** One report line: `FILE: line L, column C: message`. */
 export const formatFault = (file: string, f: Fault): string =>
-  `${file}: line ${f.line}, column ${f.column}: ${f.message}`;
+  `${printableName(file)}: line ${f.line}, column ${f.column}: ${f.message}`;
 
 /** A plain decimal number as the CSV format allows: -3, 281.35, 0.5 (no exponent, no sign '+'). */
 export const DECIMAL = /^-?(?:\d+(?:\.\d*)?|\.\d+)$/;

@@ -6,7 +6,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MAX_FARMS_FILE_BYTES } from '../domain/limits.js';
 import { UnknownFarmError, type Store } from '../store/store.js';
-import { FaultError, type Fault } from './fault.js';
+import { FaultError, printableName, type Fault } from './fault.js';
 import { readInputFile } from './fileBytes.js';
 import { FileReaders } from './fileReaders.js';
 import { prepareRunFile, type PreparedFile } from './preparedFile.js';
@@ -29,7 +29,7 @@ export type FileOutcome = ({ ok: true } & Accepted) | ({ ok: false } & Rejected)
 
 /** The line printed for a file taken: `ingested FILE: farm F, issue I, N records`. */
 export const formatAccepted = (file: string, farmId: string, issue: string, records: number): string =>
-  `ingested ${file}: farm ${farmId}, issue ${issue}, ${records} records`;
+  `ingested ${printableName(file)}: farm ${farmId}, issue ${issue}, ${records} records`;
 
 const isCsv = (name: string): boolean => /\.csv$/i.test(name);
 

@@ -82,7 +82,8 @@ export function claimName(path: string, size: number, mtimeMs: number, token = r
 
 /** What a claim name tells; undefined for a name that is not one. */
 export function parseClaimName(name: string): Claim | undefined {
-  const m = /^[0-9a-f]+_(\d+)_(\d+)_(.+)$/.exec(name);
+  // s: a delivered name may hold a line break, which `.` would not match.
+  const m = /^[0-9a-f]+_(\d+)_(\d+)_(.+)$/s.exec(name);
   if (m === null) return undefined;
   let path: string;
   try {

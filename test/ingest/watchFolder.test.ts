@@ -67,6 +67,25 @@ async function storedText(farmId: string, issue: string): Promise<string | undef
 }
 
 describe('watch folder', () => {
+  test('a name holding a line break is rejected under its own name, with a report of one line', async () => {
+    const h = await watched();
+    try {
+      const name = 'WF_A\nx_2026110112.csv';
+      writeFileSync(join(h.root, name), versioned('2026110112', 1));
+      await waitUntil(() => placed(h.root).reports.length === 1, 5000);
+      const { rejected, reports } = placed(h.root);
+      assert.deepEqual(rejected, [name]);
+      assert.deepEqual(reports, [`${name}.error.txt`]);
+      const report = readFileSync(join(h.root, 'rejected', `${name}.error.txt`), 'utf8');
+      assert.equal(report.split('\n').length, 2, 'one line and its end');
+      assert.ok(report.includes('WF_A\\u000ax_2026110112.csv: line '), report);
+      assert.equal(h.outcomes.length, 1);
+      assert.equal(h.outcomes[0]!.line.includes('\n'), false);
+    } finally {
+      await h.done();
+    }
+  });
+
   test('a file written slowly in parts is taken only once it has settled, whole', async () => {
     // Parts every 100 ms against a settle time of 600 ms: a margin for a slow machine.
     const h = await watched({ settleMs: 600 });
