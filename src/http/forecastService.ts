@@ -74,7 +74,8 @@ interface Prepared {
   readonly key: BodyCacheKey;
   readonly tag: string;
   readonly lastModified: string;
-  readonly publishedAt: number;
+  /** When what the answer shows last changed (Last-Modified, to the second): see answerPlan. */
+  readonly modifiedAt: number;
   readonly cacheControl: string;
   readonly contentType: string;
   readonly disposition: string | undefined;
@@ -112,7 +113,7 @@ function remembered(p: Prepared, body: CachedBody): Prepared {
     key: p.key,
     tag: p.tag,
     lastModified: p.lastModified,
-    publishedAt: p.publishedAt,
+    modifiedAt: p.modifiedAt,
     cacheControl: p.cacheControl,
     contentType: p.contentType,
     disposition: p.disposition,
@@ -127,7 +128,7 @@ function notModified(req: IncomingMessage, p: Prepared): boolean {
   const inm = req.headers['if-none-match'];
   if (inm !== undefined) return matchesIfNoneMatch(inm, p.tag);
   const ims = req.headers['if-modified-since'];
-  return ims !== undefined && unmodifiedSince(ims, p.publishedAt);
+  return ims !== undefined && unmodifiedSince(ims, p.modifiedAt);
 }
 
 export class ForecastService {
@@ -257,11 +258,14 @@ export class ForecastService {
     const size = q.size ?? FORECAST_PAGE.defaultSize;
     const { run } = plan;
     const key = new BodyKey(plan, csv, page, size);
+    // A JSON answer shows the site's coordinates, so an import of the site's record after the run modifies it
+    // too (If-Modified-Since must not answer 304 for its new body); a CSV file holds the run's values only.
+    const modifiedAt = csv ? run.publishedAt : Math.max(run.publishedAt, plan.farm.updatedAt ?? 0);
     const prepared: Prepared = {
       key,
       tag: tagBase(run.revision, key.hash),
-      lastModified: httpDateOfSecond(Math.floor(run.publishedAt / 1000)),
-      publishedAt: run.publishedAt,
+      lastModified: httpDateOfSecond(Math.floor(modifiedAt / 1000)),
+      modifiedAt,
       cacheControl: q.issue === undefined ? this.latestCacheControl : IMMUTABLE,
       contentType: csv ? CSV_TYPE : JSON_TYPE,
       disposition: csv ? `attachment; filename="${csvFileName(plan.farm.farmId, run.issue)}"` : undefined,

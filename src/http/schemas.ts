@@ -184,7 +184,10 @@ const forecastHeaders = {
     description:
       'Strong validator of this representation: the run revision, the normalised query and the content coding.',
   },
-  'Last-Modified': { type: 'string', description: 'When this version of the run was published (HTTP date).' },
+  'Last-Modified': {
+    type: 'string',
+    description: "When this version of the run was published (HTTP date); for JSON, the site's record when it was imported later.",
+  },
   'Cache-Control': {
     type: 'string',
     description:

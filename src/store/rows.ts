@@ -13,9 +13,10 @@ export interface FarmRow {
   lon: number;
   name: string;
   extra: string;
+  updated_at: number | string;
 }
 
-export const FARM_COLUMNS = 'farm_id, lat, lon, name, extra';
+export const FARM_COLUMNS = 'farm_id, lat, lon, name, extra, updated_at';
 
 export const toFarm = (r: FarmRow): Farm => ({
   farmId: r.farm_id,
@@ -23,6 +24,7 @@ export const toFarm = (r: FarmRow): Farm => ({
   lon: r.lon,
   name: r.name,
   extra: JSON.parse(r.extra) as [string, string][],
+  updatedAt: Number(r.updated_at),
 });
 
 export const extraText = (f: Farm): string => JSON.stringify(f.extra);

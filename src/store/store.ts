@@ -81,6 +81,13 @@ export interface Farm {
   readonly name: string;
   /** Further registry columns, in registry order. */
   readonly extra: ReadonlyArray<readonly [string, string]>;
+  /**
+   * When the store last wrote this record (epoch ms; every import writes every record it names). Set on a
+   * record read from a store, absent on one read from a registry file: an answer that shows the site's
+   * coordinates was last modified no earlier than this. upsertFarms keeps a record's own (a store copied to
+   * another keeps its times) and gives the others the time of the write.
+   */
+  readonly updatedAt?: number;
 }
 
 export interface NewRun {

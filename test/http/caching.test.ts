@@ -96,6 +96,31 @@ describe('validators and Cache-Control', () => {
     assert.equal(before.statusCode, 200);
   });
 
+  test("a JSON answer's Last-Modified moves when the site's record is imported again after the run; a CSV file's does not", async () => {
+    const csvUrl = `${Q}&format=csv`;
+    const json0 = await app.inject(Q);
+    const csv0 = await app.inject(csvUrl);
+    const { updatedAt: _, ...site } = (await store.getFarm('WF_A'))!;
+    // Into the next second: Last-Modified is whole seconds.
+    await new Promise((r) => setTimeout(r, 1100));
+    await store.upsertFarms([{ ...site, lat: site.lat + 0.001 }]);
+    try {
+      await eventually(
+        async () => (await app.inject(Q)).body,
+        (body) => body !== json0.body,
+        3000,
+      );
+      const json1 = await app.inject({ url: Q, headers: { 'if-modified-since': String(json0.headers['last-modified']) } });
+      assert.equal(json1.statusCode, 200, 'the body changed since that date');
+      assert.ok(Date.parse(String(json1.headers['last-modified'])) > Date.parse(String(json0.headers['last-modified'])));
+      assert.equal((await app.inject({ url: Q, headers: { 'if-modified-since': String(json1.headers['last-modified']) } })).statusCode, 304);
+      const csv1 = await app.inject({ url: csvUrl, headers: { 'if-modified-since': String(csv0.headers['last-modified']) } });
+      assert.equal(csv1.statusCode, 304, 'the CSV file holds no coordinates');
+    } finally {
+      await store.upsertFarms([site]);
+    }
+  });
+
   test('errors carry no validators', async () => {
     const r = await app.inject('/api/v1/forecast?farm_id=NOPE');
     assert.equal(r.statusCode, 404);

@@ -116,9 +116,21 @@ export function storeConformance(adapter: string, open: () => Promise<StoreHarne
     test('upsertFarms inserts, then updates by farm_id, keeping extra columns in order', async () => {
       await store.upsertFarms([farm('B2', 40, 100, [['kind', 'wind'], ['2024', 'x']]), farm('A1', 30.5, 90.25)]);
       assert.equal(await store.countFarms(), 2);
+      const first = (await store.getFarm('B2'))!.updatedAt!;
+      const before = Date.now();
+      await new Promise((r) => setTimeout(r, 5));
       await store.upsertFarms([{ ...farm('B2', 41, 101, [['zeta', '1'], ['alpha', '2']]), name: 'Renamed' }]);
+      const after = Date.now();
       const b = await store.getFarm('B2');
-      assert.deepEqual(b, { farmId: 'B2', lat: 41, lon: 101, name: 'Renamed', extra: [['zeta', '1'], ['alpha', '2']] });
+      const { updatedAt, ...record } = b!;
+      assert.deepEqual(record, { farmId: 'B2', lat: 41, lon: 101, name: 'Renamed', extra: [['zeta', '1'], ['alpha', '2']] });
+      // When the store wrote the record, as a number in every adapter; the same in a listing.
+      assert.equal(typeof updatedAt, 'number');
+      assert.ok(updatedAt! > first && updatedAt! >= before && updatedAt! <= after, `${first} ${before} ${updatedAt} ${after}`);
+      assert.equal((await store.listFarms(0, 10)).items.find((f) => f.farmId === 'B2')!.updatedAt, updatedAt);
+      // A record that brings its own time (a store being copied) keeps it.
+      await store.upsertFarms([{ ...b!, updatedAt: 1_700_000_000_123 }]);
+      assert.equal((await store.getFarm('B2'))!.updatedAt, 1_700_000_000_123);
       assert.equal(await store.getFarm('nope'), undefined);
     });
 

@@ -523,7 +523,7 @@ export async function openPostgresStore(settings: PgSettings): Promise<Store> {
             `INSERT INTO farms (farm_id, lat, lon, name, extra, updated_at, revision) VALUES ($1, $2, $3, $4, $5, $6, $7)
              ON CONFLICT (farm_id) DO UPDATE SET lat = excluded.lat, lon = excluded.lon, name = excluded.name,
                extra = excluded.extra, updated_at = excluded.updated_at, revision = excluded.revision`,
-            [f.farmId, f.lat, f.lon, f.name, extraText(f), now, revision],
+            [f.farmId, f.lat, f.lon, f.name, extraText(f), f.updatedAt ?? now, revision],
           );
         }
         await c.query('SELECT pg_notify($1, $2)', [CHANNEL, String(revision)]);

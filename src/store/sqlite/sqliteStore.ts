@@ -201,7 +201,7 @@ export function openSqliteStore(path: string): Store {
   const upsertFarms = db.transaction((farms: readonly Farm[], now: number) => {
     const revision = q.nextRevision.get()!.value;
     for (const f of farms) {
-      q.upsertFarm.run(f.farmId, f.lat, f.lon, f.name, extraText(f), now, revision);
+      q.upsertFarm.run(f.farmId, f.lat, f.lon, f.name, extraText(f), f.updatedAt ?? now, revision);
     }
   });
   // PRAGMA data_version only moves for other connections' commits; count our own.
