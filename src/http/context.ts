@@ -11,6 +11,11 @@ export interface CacheSettings {
   readonly bodyMb: number;
   /** max-age, seconds, of a forecast whose run is implied (the latest). */
   readonly latestMaxAgeS: number;
+  /**
+   * max-age, seconds, of a forecast that names its run (issue=): a run changes only when its file is delivered
+   * again (a correction), so it may be kept longer, but not for ever. Absent: DEFAULT_RUN_MAX_AGE_S.
+   */
+  readonly runMaxAgeS?: number;
   /** Local disk for copies of runs read from the store, MB (0: none; absent: none, as in tests of other things). */
   readonly runDiskMb?: number;
   /** Local disk for copies of rendered bodies that left the memory cache, MB (0 or absent: none). */
@@ -50,7 +55,10 @@ export function cacheSplit(cacheMb: number): Pick<CacheSettings, 'seriesMb' | 'b
   return { bodyMb: cacheMb - seriesMb, seriesMb };
 }
 
-export const DEFAULT_CACHE: CacheSettings = Object.freeze({ ...cacheSplit(DEFAULT_CACHE_MB), latestMaxAgeS: 60 });
+/** An hour: a corrected run reaches a cache that kept the first version within the hour. */
+export const DEFAULT_RUN_MAX_AGE_S = 3600;
+
+export const DEFAULT_CACHE: CacheSettings = Object.freeze({ ...cacheSplit(DEFAULT_CACHE_MB), latestMaxAgeS: 60, runMaxAgeS: DEFAULT_RUN_MAX_AGE_S });
 
 export interface AppContext {
   readonly store: Store;

@@ -30,7 +30,7 @@ import type { EntryCopies } from './archiveBody.js';
 import { BodyCache, codingOf, type BodyCacheKey, type BodyCopyMeta, type CachedBody } from './bodyCache.js';
 import { BodyKey } from './bodyKey.js';
 import { chooseCoding, entityTag, matchesIfNoneMatch, tagBase, unmodifiedSince, type Coding } from './conditional.js';
-import { DEFAULT_CACHE, type AppContext, type CacheSettings } from './context.js';
+import { DEFAULT_CACHE, DEFAULT_RUN_MAX_AGE_S, type AppContext, type CacheSettings } from './context.js';
 import { JSON_TYPE } from './envelope.js';
 import { decimalHeader } from './headerNumber.js';
 import { writeForecastJson } from './forecastBody.js';
@@ -40,12 +40,6 @@ import { sendAtTurnEnd } from './turnBatch.js';
 export type ForecastQueryValues = Static<typeof ForecastQuery>;
 
 const MB = 1024 * 1024;
-const IMMUTABLE = 'public, max-age=31536000, immutable';
-/**
- * An answer given for a key is private: a shared cache (a proxy, a CDN) would hand it to callers with
- * another key or none, while each key sees only its own sites (INTERFACE.md section 10).
- */
-const IMMUTABLE_PRIVATE = 'private, max-age=31536000, immutable';
 const CSV_TYPE = 'text/csv; charset=utf-8';
 const VARY = 'Accept, Accept-Encoding';
 /**
@@ -136,8 +130,15 @@ export class ForecastService {
   readonly bodies: BodyCache;
   /** Remembered answers by raw URL (with the caller's scope and Accept's CSV preference, see memoKey). */
   private readonly memo: SizedLru<string, Prepared>;
+  /**
+   * Cache-Control of an answer about the latest run and of one that names its run, public and for a key. An
+   * answer given for a key is private: a shared cache (a proxy, a CDN) would hand it to callers with another
+   * key or none, while each key sees only its own sites (INTERFACE.md section 10).
+   */
   private readonly latestCacheControl: string;
   private readonly latestCacheControlPrivate: string;
+  private readonly runCacheControl: string;
+  private readonly runCacheControlPrivate: string;
   /** Forecast requests answered by a remembered answer (hits) and planned (misses); read by the metrics. */
   readonly replays = { hits: 0, misses: 0 };
   /** A bulk download's entries, found and kept as the rendered answers of the single downloads they equal. */
@@ -162,6 +163,9 @@ export class ForecastService {
     };
     this.latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
     this.latestCacheControlPrivate = `private, max-age=${settings.latestMaxAgeS}`;
+    const runMaxAgeS = settings.runMaxAgeS ?? DEFAULT_RUN_MAX_AGE_S;
+    this.runCacheControl = `public, max-age=${runMaxAgeS}`;
+    this.runCacheControlPrivate = `private, max-age=${runMaxAgeS}`;
   }
 
   /**
@@ -266,7 +270,7 @@ export class ForecastService {
       tag: tagBase(run.revision, key.hash),
       lastModified: httpDateOfSecond(Math.floor(modifiedAt / 1000)),
       modifiedAt,
-      cacheControl: q.issue === undefined ? this.latestCacheControl : IMMUTABLE,
+      cacheControl: q.issue === undefined ? this.latestCacheControl : this.runCacheControl,
       contentType: csv ? CSV_TYPE : JSON_TYPE,
       disposition: csv ? `attachment; filename="${csvFileName(plan.farm.farmId, run.issue)}"` : undefined,
       issue: run.issue,
@@ -321,8 +325,8 @@ export class ForecastService {
   }
 
   private validatorHeaders(p: Prepared, coding: Coding, vary: string, keyed: boolean): string[] {
-    // A prepared answer holds the public Cache-Control of its kind: immutable, or that of the latest run.
-    const privately = p.cacheControl === IMMUTABLE ? IMMUTABLE_PRIVATE : this.latestCacheControlPrivate;
+    // A prepared answer holds the public Cache-Control of its kind (the two are alike when their ages are).
+    const privately = p.cacheControl === this.runCacheControl ? this.runCacheControlPrivate : this.latestCacheControlPrivate;
     return [
       'etag', entityTag(p.tag, coding),
       'last-modified', p.lastModified,

@@ -191,7 +191,7 @@ const forecastHeaders = {
   'Cache-Control': {
     type: 'string',
     description:
-      '`public, max-age=31536000, immutable` when issue is given; `public, max-age=60` (`--latest-max-age`) when the latest ' +
+      '`public, max-age=3600` (`--run-max-age`) when issue is given; `public, max-age=60` (`--latest-max-age`) when the latest ' +
       'run is implied; `private` instead of `public` for an answer to an API key, which a shared cache must not hand to another caller.',
   },
   Vary: { type: 'string', description: '`Accept, Accept-Encoding`, and `Origin` when the answer carries CORS headers.' },

@@ -6,7 +6,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { DEFAULT_MATCH_RADIUS_KM, DEFAULT_RANGE } from '../domain/limits.js';
-import { DEFAULT_BODY_DISK_MB, DEFAULT_CACHE, DEFAULT_CACHE_MB, DEFAULT_RUN_DISK_MB } from '../http/context.js';
+import { DEFAULT_BODY_DISK_MB, DEFAULT_CACHE, DEFAULT_CACHE_MB, DEFAULT_RUN_DISK_MB, DEFAULT_RUN_MAX_AGE_S } from '../http/context.js';
 import { DEFAULT_DB } from '../store/openStore.js';
 import { PG_DEFAULTS } from '../store/store.js';
 import { choice, duration, farmIds, integer, number, onOff, origins, rangeBox, redisUrl, storeUrl, text, wholeSeconds, type Kind } from './kinds.js';
@@ -131,6 +131,14 @@ const TABLE = {
     commands: ['serve'],
     arg: 'S',
     help: 'Cache-Control max-age when the latest run is implied',
+  }),
+  'run-max-age': withDefault({
+    kind: wholeSeconds(0, 31_536_000),
+    default: DEFAULT_RUN_MAX_AGE_S,
+    unit: 's',
+    commands: ['serve'],
+    arg: 'S',
+    help: 'Cache-Control max-age when the run is named (issue=); a run changes only when its file is delivered again',
   }),
   'retention-days': withDefault({
     kind: integer(0, 36_500),

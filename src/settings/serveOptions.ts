@@ -119,6 +119,7 @@ export function serveOptions(s: Resolved): ServeOptions {
     cache: {
       ...cacheSplit(s.value('cache-mb')),
       latestMaxAgeS: s.value('latest-max-age'),
+      runMaxAgeS: s.value('run-max-age'),
       runDiskMb: s.value('run-disk-mb'),
       bodyDiskMb: s.value('body-disk-mb'),
       diskDir: diskDir(db),

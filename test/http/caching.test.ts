@@ -22,7 +22,7 @@ async function publish(target: Store, farmId: string, issue: string, value?: (k:
   await target.putRun({ farmId, issue, series: run.series });
 }
 
-async function appWith(cache: { seriesMb: number; bodyMb: number; latestMaxAgeS: number }): Promise<FastifyInstance> {
+async function appWith(cache: { seriesMb: number; bodyMb: number; latestMaxAgeS: number; runMaxAgeS?: number }): Promise<FastifyInstance> {
   const a = await buildApp({ store, rules: DEFAULT_RULES, version: 'test', cache });
   await a.ready();
   return a;
@@ -68,19 +68,20 @@ describe('validators and Cache-Control', () => {
       assert.equal(r.statusCode, 304, inm);
       assert.equal(r.body, '');
       assert.equal(r.headers.etag, tag);
-      assert.equal(r.headers['cache-control'], 'public, max-age=31536000, immutable');
+      assert.equal(r.headers['cache-control'], 'public, max-age=3600');
     }
     const miss = await app.inject({ url: Q, headers: { 'if-none-match': '"something-else"' } });
     assert.equal(miss.statusCode, 200);
     assert.equal(miss.body, first.body);
   });
 
-  test('Cache-Control: immutable when issue is given, the configured short max-age when the latest is implied', async () => {
-    assert.equal((await app.inject(Q)).headers['cache-control'], 'public, max-age=31536000, immutable');
+  test('Cache-Control: an hour when issue is given (a run is replaced only by a correction, never immutable), the short max-age when the latest is implied', async () => {
+    assert.equal((await app.inject(Q)).headers['cache-control'], 'public, max-age=3600');
     assert.equal((await app.inject(LATEST)).headers['cache-control'], 'public, max-age=60');
-    const other = await appWith({ seriesMb: 8, bodyMb: 8, latestMaxAgeS: 15 });
+    const other = await appWith({ seriesMb: 8, bodyMb: 8, latestMaxAgeS: 15, runMaxAgeS: 600 });
     try {
       assert.equal((await other.inject(LATEST)).headers['cache-control'], 'public, max-age=15');
+      assert.equal((await other.inject(Q)).headers['cache-control'], 'public, max-age=600');
     } finally {
       await other.close();
     }

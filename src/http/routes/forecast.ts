@@ -21,7 +21,7 @@ export function forecastRoute(app: FastifyInstance, service: ForecastService): v
           'for one run (default: the latest holding data for the site), within an inclusive time window, paged. ' +
           'format=csv (or Accept: text/csv without format) returns the whole window as a CSV download. ' +
           'Responses carry a strong ETag (from the run revision and the normalised query), Last-Modified (when the ' +
-          'run was published) and Cache-Control (immutable when issue is given, short when the latest run is implied); ' +
+          'run was published) and Cache-Control (an hour when issue is given, a minute when the latest run is implied); ' +
           'If-None-Match and If-Modified-Since are answered with 304. Bodies over 1 KB are sent gzip or br encoded ' +
           'when the client accepts it.',
         tags: ['forecast'],
