@@ -58,7 +58,7 @@ export async function keysCommand(args: string[], input: SettingsInput): Promise
     name = rest[0]!;
   }
   checkName(name, 'key', 'keys');
-  const store = await openStore(settings.value('db'));
+  const store = await openStore(settings.value('db'), { existing: true });
   try {
     const now = Date.now();
     switch (sub) {

@@ -45,7 +45,7 @@ export async function migrateStoreCommand(args: string[], input: SettingsInput):
   const toUrl = settings.value('to');
   if (fromUrl === undefined || toUrl === undefined) throw new UsageError('migrate-store needs --from URL and --to URL', 'migrate-store');
   if (fromUrl === toUrl) throw settings.error('to', 'names the same store as from');
-  const from = await openStore(fromUrl);
+  const from = await openStore(fromUrl, { existing: true });
   let to: Store;
   try {
     to = await openStore(toUrl);

@@ -11,7 +11,7 @@ export async function pruneCommand(args: string[], input: SettingsInput): Promis
   const days = settings.value('retention-days');
   const dryRun = settings.value('dry-run');
   const eventsKeepMs = settings.value('events-keep');
-  const store = await openStore(settings.value('db'));
+  const store = await openStore(settings.value('db'), { existing: true });
   try {
     const removed = await pruneOld(store, days, Date.now(), dryRun, eventsKeepMs);
     for (const r of removed) process.stdout.write(`${r.farmId} ${r.issue}\n`);

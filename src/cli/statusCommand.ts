@@ -75,7 +75,7 @@ export async function statusCommand(args: string[], input: SettingsInput): Promi
   const settings = resolveSettings('status', args, input, { positionals: true });
   if (settings.positionals.length > 0) throw new UsageError('status takes no arguments', 'status');
   const url = settings.value('db');
-  const store = await openStore(url);
+  const store = await openStore(url, { existing: true });
   try {
     const status = await storeStatus(store, url, Date.now(), settings.value('run-deadline'));
     process.stdout.write(settings.value('json') ? JSON.stringify(asJson(status)) + '\n' : asText(status));

@@ -90,7 +90,7 @@ export async function webhooksCommand(args: string[], input: SettingsInput): Pro
   }
   checkName(name, 'webhook', 'webhooks');
 
-  const store = await openStore(settings.value('db'));
+  const store = await openStore(settings.value('db'), { existing: true });
   try {
     const now = Date.now();
     switch (sub) {

@@ -1,4 +1,5 @@
 /** Picks the store adapter from a store URL (INTERFACE.md section 1). */
+import { existsSync } from 'node:fs';
 import { openSqliteStore } from './sqlite/sqliteStore.js';
 import { PG_DEFAULTS, type Store } from './store.js';
 
@@ -21,6 +22,19 @@ export interface StoreOptions {
   readonly poolSize?: number;
   readonly connectTimeoutMs?: number;
   readonly statementTimeoutMs?: number;
+  /**
+   * The store must exist already: for commands that read or look after a store (status, prune, keys,
+   * webhooks), where a mistyped path would otherwise make an empty store, folders and all, and report it.
+   */
+  readonly existing?: boolean;
+}
+
+/** Thrown when a store asked for as existing is not there. */
+export class NoStoreError extends Error {
+  constructor(path: string) {
+    super(`no store at ${path}: a store is made by forecastd farms import, ingest, demo or serve`);
+    this.name = 'NoStoreError';
+  }
 }
 
 export async function openStore(url: string, o: StoreOptions = {}): Promise<Store> {
@@ -37,5 +51,6 @@ export async function openStore(url: string, o: StoreOptions = {}): Promise<Stor
     });
   }
   if (o.readUrl !== undefined) throw new Error('--read-db applies to a PostgreSQL store only');
+  if (o.existing === true && loc.path !== ':memory:' && !existsSync(loc.path)) throw new NoStoreError(loc.path);
   return openSqliteStore(loc.path);
 }

@@ -4,12 +4,13 @@
  * of the newest complete or partial run and the store's size, as text and as JSON.
  */
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { formatAge, formatBytes } from '../../src/cli/statusCommand.js';
 import { openStore, parseStoreUrl } from '../../src/store/openStore.js';
 import { runCli } from '../helpers/cli.js';
-import { seed, TEST_STORE_KIND, testDbUrl } from '../helpers/fixtures.js';
+import { seed, tempDir, TEST_STORE_KIND, testDbUrl } from '../helpers/fixtures.js';
 
 let db = '';
 let drop: () => Promise<void>;
@@ -86,6 +87,8 @@ describe('forecastd status', () => {
   test('an empty store, a stray argument, help', async () => {
     const empty = await testDbUrl();
     try {
+      // Made (empty) as serve or farms import would make it.
+      await (await openStore(empty.url)).close();
       const r = await runCli(['status', '--db', empty.url, '--json']);
       assert.equal(r.code, 0, r.stderr);
       const s = JSON.parse(r.stdout);
@@ -97,6 +100,19 @@ describe('forecastd status', () => {
       assert.match(text.stdout, /^latest run age   no complete or partial run$/m);
     } finally {
       await empty.drop();
+    }
+    // A mistyped path names no store: said so, and nothing is made there.
+    const t = tempDir();
+    try {
+      const missing = join(t.dir, 'typo', 'store.db');
+      for (const args of [['status'], ['prune'], ['keys', 'list'], ['webhooks', 'list']]) {
+        const r = await runCli([...args, '--db', missing]);
+        assert.equal(r.code, 1, args.join(' '));
+        assert.equal(r.stderr.trim(), `forecastd: no store at ${missing}: a store is made by forecastd farms import, ingest, demo or serve`);
+        assert.equal(existsSync(join(t.dir, 'typo')), false, args.join(' '));
+      }
+    } finally {
+      t.cleanup();
     }
     const stray = await runCli(['status', 'now', '--db', db]);
     assert.equal(stray.code, 2);
