@@ -5,6 +5,7 @@
  * forwards SIGTERM / SIGINT to them.
  */
 import cluster from 'node:cluster';
+import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { redisLimiter } from '../access/rateLimit/redisLimiter.js';
 import { buildApp } from '../http/app.js';
@@ -25,6 +26,14 @@ const REDACT = { paths: ['req.headers.authorization', 'req.headers["x-api-key"]'
 const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || host.startsWith('127.');
 
 /** Why the port could not be taken, in words an operator acts on; Node's own text for anything else. */
+/**
+ * The address announced: the host as given (section 8: `listening on http://HOST:PORT`), not the framework's
+ * pick among the addresses it listens on (127.0.0.1 for 0.0.0.0), with the port taken (--port 0).
+ */
+export function listeningUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
 export function listenFault(err: unknown, host: string, port: number): string {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   const where = `${host}:${port}`;
@@ -86,7 +95,8 @@ async function serveHere(o: ServeOptions, announce: (address: string) => void): 
   const watcher = o.watch !== undefined && !cluster.isWorker ? await runWatch(store, o.watch, watchLogHandlers(app.log, metrics)) : undefined;
   let address: string;
   try {
-    address = await app.listen({ port: o.port, host: o.host });
+    await app.listen({ port: o.port, host: o.host });
+    address = listeningUrl(o.host, (app.server.address() as AddressInfo).port);
   } catch (err) {
     await watcher?.stop();
     await app.close();

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { cellValue, eventually, farmsCsv, runCsv, testDbUrl } from '../helpers/fixtures.js';
 import { spawn } from 'node:child_process';
 import { openStore } from '../../src/store/openStore.js';
+import { listeningUrl } from '../../src/cli/serveCommand.js';
 import { BIN, childPids, commandLine, importFarms, runCli, serve } from '../helpers/cli.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -216,6 +217,21 @@ describe('farms import, ingest, serve, SIGTERM', () => {
       assert.equal(await s.stop(), 0, s.stderr());
     }
     for (const pid of pids) assert.throws(() => process.kill(pid, 0), 'worker gone');
+  });
+
+  test('serve announces the host it was given: --host 0.0.0.0 is listening on http://0.0.0.0:PORT, with one worker or several', async () => {
+    for (const workers of ['1', '2']) {
+      const s = await serve(['--db', db, '--workers', workers, '--host', '0.0.0.0']);
+      try {
+        assert.match(s.base, /^http:\/\/0\.0\.0\.0:\d+$/);
+        const { port } = new URL(s.base);
+        assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
+      } finally {
+        assert.equal(await s.stop(), 0, s.stderr());
+      }
+    }
+    assert.equal(listeningUrl('::', 8080), 'http://[::]:8080');
+    assert.equal(listeningUrl('localhost', 1), 'http://localhost:1');
   });
 
   test('serve on a port already taken exits 1 and says so once, with one worker or several', { timeout: 30_000 }, async () => {
