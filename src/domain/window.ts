@@ -4,6 +4,7 @@
  */
 import { badParameter } from './errors.js';
 import { HORIZON_MS, STEP_MS } from './run.js';
+import { formatBeijing } from './time.js';
 
 export interface TimeWindow {
   readonly startMs: number;
@@ -15,6 +16,13 @@ export function resolveWindow(issueMs: number, startMs: number | undefined, endM
   const start = startMs ?? issueMs;
   const end = endMs ?? issueMs + HORIZON_MS;
   if (start > end) {
+    // A bound not given is the run's own: the message names that, not a parameter the client did not send.
+    if (startMs === undefined) {
+      throw badParameter(`Query parameter end must not be earlier than start, which is the run's issue time ${formatBeijing(issueMs)} when not given.`);
+    }
+    if (endMs === undefined) {
+      throw badParameter(`Query parameter start must not be later than end, which is the run's last step ${formatBeijing(end)} when not given.`);
+    }
     throw badParameter('Query parameter start must not be later than end.');
   }
   return { startMs: start, endMs: end };

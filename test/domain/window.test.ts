@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { ApiError } from '../../src/domain/errors.js';
 import { HORIZON_MS, MAX_STEP, STEP_MS } from '../../src/domain/run.js';
-import { parseIssue } from '../../src/domain/time.js';
+import { formatBeijing, parseIssue } from '../../src/domain/time.js';
 import { pageOffset, pageSlice, resolveWindow, windowRecords } from '../../src/domain/window.js';
 
 const ISSUE = parseIssue('2026112000')!;
@@ -36,6 +36,23 @@ describe('resolveWindow', () => {
     assert.throws(() => resolveWindow(ISSUE, at(MAX_STEP) + 1, undefined), (e: unknown) => e instanceof ApiError && e.code === 40001);
     // an end before the default start likewise
     assert.throws(() => resolveWindow(ISSUE, undefined, ISSUE - 1), (e: unknown) => e instanceof ApiError && e.code === 40001);
+  });
+
+  it('with one bound given, the message names the run bound that stood in for the other', () => {
+    const message = (f: () => unknown): string => {
+      try {
+        f();
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return assert.fail('no error');
+    };
+    const early = message(() => resolveWindow(ISSUE, undefined, ISSUE - 1));
+    assert.match(early, /^Query parameter end must not be earlier than start, which is the run's issue time \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+08:00 when not given\.$/);
+    assert.ok(early.includes(formatBeijing(ISSUE)));
+    const late = message(() => resolveWindow(ISSUE, at(MAX_STEP) + 1, undefined));
+    assert.ok(late.includes(`end, which is the run's last step ${formatBeijing(at(MAX_STEP))} when not given.`), late);
+    assert.equal(message(() => resolveWindow(ISSUE, at(5), at(4))), 'Query parameter start must not be later than end.');
   });
 });
 
