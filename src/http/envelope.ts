@@ -4,7 +4,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, CODES, type CodeDef } from '../domain/errors.js';
+import { ApiError, clip, CODES, type CodeDef } from '../domain/errors.js';
 import { StoreUnavailableError } from '../store/store.js';
 import { REQUEST_ID_HEADER } from '../ops/requestId.js';
 import { decimalHeader } from './headerNumber.js';
@@ -49,6 +49,8 @@ export function validationMessage(errors: readonly AjvError[], context: string, 
   if (e.keyword === 'type' && typeof values === 'object' && values !== null && Array.isArray((values as Record<string, unknown>)[name])) {
     return `${where} is given more than once; give it once.`;
   }
+  const given = typeof values === 'object' && values !== null ? (values as Record<string, unknown>)[name] : undefined;
+  const quoted = typeof given === 'string' ? ` "${clip(given, 40)}"` : '';
   switch (e.keyword) {
     case 'type':
       return `${where} must be ${e.params.type === 'integer' ? 'an integer' : e.params.type === 'number' ? 'a number' : 'a single ' + String(e.params.type)}.`;
@@ -59,11 +61,17 @@ export function validationMessage(errors: readonly AjvError[], context: string, 
     case 'minLength':
       return `${where} must not be empty.`;
     case 'pattern':
-      return `${where} is malformed.`;
+      // The one pattern of the API: an issue time.
+      if (e.params.pattern === '^[0-9]{10}$') return `${where}${quoted} is not an issue time yyyyMMddHH (10 digits, UTC), such as 2026112000.`;
+      return `${where}${quoted} is malformed.`;
     case 'anyOf':
     case 'const':
-    case 'enum':
-      return `${where} has a value that is not allowed.`;
+    case 'enum': {
+      // A choice among literals fails one const per literal, each naming its value, before its anyOf.
+      const allowed = errors.filter((x) => x.instancePath === e.instancePath && x.keyword === 'const').map((x) => String(x.params.allowedValue));
+      if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues)) allowed.push(...(e.params.allowedValues as unknown[]).map(String));
+      return allowed.length > 0 ? `${where}${quoted} is not allowed; use ${allowed.join(' or ')}.` : `${where}${quoted} has a value that is not allowed.`;
+    }
     default:
       return `${where} is malformed (${e.message ?? e.keyword}).`;
   }

@@ -588,6 +588,12 @@ describe('CSV download', () => {
 
   test('format=xml is 400 40001', async () => {
     assertError(await get(`${F}?farm_id=WF_A&format=xml`), 400, 40001, ['format']);
+    // The message quotes the value and names the allowed ones; an issue of the wrong form says which form.
+    assert.equal(assertError(await get(`${F}?farm_id=WF_A&format=CSV`), 400, 40001), 'Query parameter format "CSV" is not allowed; use json or csv.');
+    assert.equal(
+      assertError(await get(`${F}?farm_id=WF_A&issue=202611280`), 400, 40001),
+      'Query parameter issue "202611280" is not an issue time yyyyMMddHH (10 digits, UTC), such as 2026112000.',
+    );
     assertError(await get(`${F}?farm_id=WF_A&format=`), 400, 40001, ['format']);
   });
 
