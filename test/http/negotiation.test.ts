@@ -44,6 +44,10 @@ test('prefersCsv: only a text/csv entry at least as wanted as application/json',
   assert.equal(prefersCsv('application/json;q=0.4, text/csv;q=0.5'), true);
   assert.equal(prefersCsv('text/csv;q=0'), false);
   assert.equal(prefersCsv('text/csvx'), false);
+  // At equal weight the one listed first.
+  assert.equal(prefersCsv('application/json, text/csv'), false);
+  assert.equal(prefersCsv('text/csv, application/json'), true);
+  assert.equal(prefersCsv('application/json;q=0, text/csv'), true);
 });
 
 /** Brotli at `quality` with the other parameters compress() sets (text mode, size hint). */
