@@ -136,8 +136,9 @@ function parseArgv(command: CommandName, argv: readonly string[], allowPositiona
       throw new SettingError(name, from, `not an option of ${command} (it is one of ${def.commands.join(', ')})`);
     }
     if (def.kind.isSwitch) {
-      if (inline !== undefined) throw new SettingError(name, from, 'takes no value');
-      flags.set(name, { value: true, from });
+      // Alone it is on; --name=false turns off what the environment or a config file turned on. Never the
+      // next argument, which may be a positional.
+      flags.set(name, { value: inline === undefined ? true : fromText(def, inline, from), from });
       continue;
     }
     let text = inline;

@@ -163,6 +163,14 @@ describe('resolveSettings: what it refuses', () => {
     }
   });
 
+  it('a switch alone is on; --name=false turns off what the environment or a config file turned on', () => {
+    const log = (args: string[], env: Record<string, string> = {}): unknown => resolveSettings('serve', args, input(env)).value('access-log');
+    assert.equal(log(['--access-log']), true);
+    assert.equal(log(['--access-log=false'], { FORECASTD_ACCESS_LOG: 'true' }), false);
+    assert.equal(log(['--access-log=true']), true);
+    assert.equal(log([], { FORECASTD_ACCESS_LOG: 'true' }), true);
+  });
+
   it('unknown flags, options of other commands, values for switches and missing values', () => {
     fails(() => resolveSettings('serve', ['--nope'], input()), 'setting nope from flag --nope: no such option');
     // A retired setting says what replaced it, from a flag and from a file alike.
@@ -172,7 +180,7 @@ describe('resolveSettings: what it refuses', () => {
     );
     fails(() => resolveSettings('serve', ['--runs', '3'], input()), 'setting runs from flag --runs: not an option of serve (it is one of demo)');
     fails(() => resolveSettings('serve', ['--json'], input()), /^setting json from flag --json: not an option of serve/);
-    fails(() => resolveSettings('serve', ['--access-log=true'], input()), 'setting access-log from flag --access-log: takes no value');
+    fails(() => resolveSettings('serve', ['--access-log=maybe'], input()), /^setting access-log from flag --access-log: must be true or false/);
     fails(() => resolveSettings('serve', ['--port'], input()), 'setting port from flag --port: needs a value: --port N');
     fails(() => resolveSettings('serve', ['--db', '--port', '1'], input()), /^setting db from flag --db: needs a value/);
     fails(() => resolveSettings('serve', ['-x'], input()), 'unknown option -x');
