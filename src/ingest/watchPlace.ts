@@ -10,7 +10,7 @@
  * it was linked to (same device and inode) instead of linking it again. So the
  * file leaves the claims folder only once it is whole in its place.
  */
-import { link, lstat, mkdir, opendir, stat, unlink } from 'node:fs/promises';
+import { link, lstat, mkdir, opendir, unlink } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { IngestedFile } from '../store/store.js';
 import { baseName, type WatchLayout } from './watchClaims.js';
@@ -80,7 +80,8 @@ export async function placeClaim(
 ): Promise<string | undefined> {
   let st;
   try {
-    st = await stat(claimPath);
+    // The claim itself (a delivered symbolic link is moved as the link): the inode its links into place share.
+    st = await lstat(claimPath);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;

@@ -84,7 +84,8 @@ export class SettleTracker {
         const rel = relDir === '' ? e.name : `${relDir}/${e.name}`;
         if (e.isDirectory()) {
           if (!skipsFolder(e.name, relDir === '')) folders.push(e);
-        } else if (e.isFile() && isRunFileName(e.name)) {
+        } else if ((e.isFile() || e.isSymbolicLink()) && isRunFileName(e.name)) {
+          // A symbolic link is taken as the file it names (visit follows it); the link itself is what moves.
           await visit(rel, join(absDir, e.name));
         }
       }

@@ -1,6 +1,6 @@
 /** The watch-folder ingest in this process, over real files and a real store. */
 import assert from 'node:assert/strict';
-import { appendFileSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, linkSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { readFarmsCsv } from '../../src/ingest/farmsCsv.js';
@@ -67,6 +67,26 @@ async function storedText(farmId: string, issue: string): Promise<string | undef
 }
 
 describe('watch folder', () => {
+  test('a symbolic link to a run file is taken as that file, and the link ends in done/', async () => {
+    const h = await watched();
+    const outside = tempDir();
+    try {
+      const text = versioned('2026110212', 3);
+      const real = join(outside.dir, 'WF_A_2026110212.csv');
+      writeFileSync(real, text);
+      symlinkSync(real, join(h.root, 'WF_A_2026110212.csv'));
+      await waitUntil(() => placed(h.root).done.length === 1, 5000, () => JSON.stringify(placed(h.root)));
+      assert.equal(await storedText('WF_A', '2026110212'), fileSeriesText('WF_A_2026110212.csv', text));
+      const done = placed(h.root).done[0]!;
+      assert.ok(lstatSync(join(h.root, 'done', done)).isSymbolicLink(), 'the link moved, not a copy');
+      assert.equal(readFileSync(real, 'utf8'), text, 'the file it names is left where it is');
+      assert.deepEqual(placed(h.root).rejected, []);
+    } finally {
+      outside.cleanup();
+      await h.done();
+    }
+  });
+
   test('a name holding a line break is rejected under its own name, with a report of one line', async () => {
     const h = await watched();
     try {
