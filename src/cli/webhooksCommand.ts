@@ -5,6 +5,7 @@
  * change (it reads the endpoints as it follows the event log, and looks for
  * due deliveries every second).
  */
+import { Deliverer } from '../events/webhooks/deliverer.js';
 import { newSecret } from '../events/webhooks/signature.js';
 import { openStore } from '../store/openStore.js';
 import { WebhookNameTakenError, type WebhookSummary } from '../store/store.js';
@@ -62,6 +63,9 @@ function onlyFor(settings: Resolved, sub: string, allowed: readonly string[]): v
   }
 }
 
+/** How long `webhooks retry` leaves what it made due to a running server (which looks once a second) before sending it itself. */
+const SERVER_PICKUP_MS = 2500;
+
 const say = (text: string): boolean => process.stderr.write(`forecastd webhooks: ${text}\n`);
 
 export async function webhooksCommand(args: string[], input: SettingsInput): Promise<number> {
@@ -76,7 +80,7 @@ export async function webhooksCommand(args: string[], input: SettingsInput): Pro
   } else {
     throw new UsageError(sub === undefined ? 'webhooks needs a subcommand: add, list, remove or retry' : `unknown webhooks subcommand "${sub}"`, 'webhooks');
   }
-  onlyFor(settings, sub, { add: ['name', 'farms'], list: ['json'], remove: [], retry: [] }[sub]);
+  onlyFor(settings, sub, { add: ['name', 'farms'], list: ['json'], remove: [], retry: ['webhook-allow-private'] }[sub]);
 
   let url: URL | undefined;
   let name: string | undefined;
@@ -155,8 +159,38 @@ export async function webhooksCommand(args: string[], input: SettingsInput): Pro
           say(`webhook "${name}" is disabled (${hook.disabledReason ?? 'no reason'}): nothing is sent to it; remove it and add it again to send again`);
           return 1;
         }
+        if (n === 0) {
+          process.stderr.write(`webhook "${name}" has no pending deliveries\n`);
+          return 0;
+        }
+        // A running server finds them due at its next look (within a second or two); when none has tried them
+        // meanwhile, none is running, and they are sent from here. What else is due by now goes with them; a
+        // deliverer elsewhere takes none twice (leases).
+        const state = async (): Promise<{ pending: number; lastAttemptAt: number | null; lastResult: string | null }> => {
+          const w = (await store.listWebhooks()).find((x) => x.name === name);
+          return { pending: w?.pending ?? 0, lastAttemptAt: w?.lastAttemptAt ?? null, lastResult: w?.lastResult ?? null };
+        };
+        const handled = (s: { pending: number; lastAttemptAt: number | null }): boolean => s.pending < n || s.lastAttemptAt !== hook?.lastAttemptAt;
+        let after = await state();
+        for (const until = Date.now() + SERVER_PICKUP_MS; !handled(after) && Date.now() < until; ) {
+          await new Promise((r) => setTimeout(r, 100));
+          after = await state();
+        }
+        let by = 'a running server';
+        if (!handled(after)) {
+          by = 'this command';
+          const deliverer = new Deliverer(store, {
+            allowPrivate: settings.value('webhook-allow-private'),
+            log: { info: () => undefined, warn: (_f, msg) => say(msg.replace(/^webhooks: /, '')), error: (_f, msg) => say(msg.replace(/^webhooks: /, '')) },
+          });
+          await deliverer.deliverDue();
+          after = await state();
+        }
+        const left = after.pending;
         process.stderr.write(
-          n === 0 ? `webhook "${name}" has no pending deliveries\n` : `${n} pending ${n === 1 ? 'delivery' : 'deliveries'} of webhook "${name}" due now\n`,
+          `${n} pending ${n === 1 ? 'delivery' : 'deliveries'} of webhook "${name}" sent by ${by}: ${n - left} delivered` +
+            (left > 0 ? `, ${left} still pending (last result: ${after.lastResult ?? 'none'}; tried again later)` : '') +
+            '\n',
         );
         return 0;
       }

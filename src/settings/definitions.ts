@@ -197,7 +197,8 @@ const TABLE = {
   'webhook-allow-private': withDefault({
     kind: onOff,
     default: false,
-    commands: ['serve'],
+    // webhooks too: `webhooks retry` sends what is due itself.
+    commands: ['serve', 'webhooks'],
     help: 'deliver webhooks to loopback and private network addresses too (refused by default)',
   }),
   'read-db': unset({

@@ -218,6 +218,22 @@ export class Deliverer {
     this.loopDone ??= this.loop();
   }
 
+  /**
+   * Sends every delivery due now, once each, and resolves when their attempts are over (`webhooks retry`,
+   * which has no loop of its own running): the number attempted. A failed one is scheduled again as always.
+   */
+  async deliverDue(): Promise<number> {
+    const room = this.o.maxInFlight ?? MAX_IN_FLIGHT;
+    let attempted = 0;
+    for (;;) {
+      const due = await this.store.claimDeliveries(Date.now(), this.owner, this.o.leaseMs ?? LEASE_MS, room);
+      for (const d of due) this.begin(d);
+      attempted += due.length;
+      await Promise.all([...this.inFlight.values()].map((a) => a.done));
+      if (due.length < room) return attempted;
+    }
+  }
+
   /** Looks for due deliveries now (after an enqueue, or an attempt's end). */
   wake(): void {
     this.woken = true;
