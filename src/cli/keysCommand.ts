@@ -58,7 +58,8 @@ export async function keysCommand(args: string[], input: SettingsInput): Promise
     name = rest[0]!;
   }
   checkName(name, 'key', 'keys');
-  const store = await openStore(settings.value('db'), { existing: true });
+  // A key may be made before the store is first served (it makes the store); the rest need a store to look at.
+  const store = await openStore(settings.value('db'), { existing: sub !== 'create' });
   try {
     const now = Date.now();
     switch (sub) {

@@ -94,7 +94,8 @@ export async function webhooksCommand(args: string[], input: SettingsInput): Pro
   }
   checkName(name, 'webhook', 'webhooks');
 
-  const store = await openStore(settings.value('db'), { existing: true });
+  // An endpoint may be added before the store is first served (it makes the store); the rest need a store.
+  const store = await openStore(settings.value('db'), { existing: sub !== 'add' });
   try {
     const now = Date.now();
     switch (sub) {

@@ -23,8 +23,9 @@ export interface StoreOptions {
   readonly connectTimeoutMs?: number;
   readonly statementTimeoutMs?: number;
   /**
-   * The store must exist already: for commands that read or look after a store (status, prune, keys,
-   * webhooks), where a mistyped path would otherwise make an empty store, folders and all, and report it.
+   * The store must exist already: for commands that read or look after a store (status, prune, keys list,
+   * webhooks list, ...), where a mistyped path would otherwise make an empty store, folders and all, and
+   * report on it.
    */
   readonly existing?: boolean;
 }

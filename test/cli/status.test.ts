@@ -111,6 +111,10 @@ describe('forecastd status', () => {
         assert.equal(r.stderr.trim(), `forecastd: no store at ${missing}: a store is made by forecastd farms import, ingest, demo or serve`);
         assert.equal(existsSync(join(t.dir, 'typo')), false, args.join(' '));
       }
+      // Setting a store up before it is first served makes it.
+      const created = await runCli(['keys', 'create', '--name', 'first', '--db', missing]);
+      assert.equal(created.code, 0, created.stderr);
+      assert.ok(existsSync(missing));
     } finally {
       t.cleanup();
     }
