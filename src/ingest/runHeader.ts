@@ -18,6 +18,8 @@ export function readHeader(line: string | undefined): number[] {
   const seen = new Set<number>();
   for (let c = 1; c < cells.length; c++) {
     const name = cells[c]!;
+    // A CR left in a line (a CRLF's is not) is a line end of its own: the file's lines end in CR alone.
+    if (name.includes('\r')) throw fault(1, c + 1, 'lines end in a CR alone; end them with LF or CRLF');
     const e = elementIndex(name);
     if (e < 0) throw fault(1, c + 1, `header names unknown field ${quote(name)}`);
     if (seen.has(e)) throw fault(1, c + 1, `header names field ${quote(name)} twice`);

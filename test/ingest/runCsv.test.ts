@@ -307,6 +307,13 @@ describe('readRunCsv rejects', () => {
     expectFileFault(text(lines), 3, ELEMENT_COUNT + 2, /row has 3000016 cells, expected 16$/);
   });
 
+  it('lines ending in a CR alone: said so at the header, not taken for an unknown field', () => {
+    const lines = linesOf([0, 1]);
+    expectFileFault(lines.join('\r') + '\r', 1, ELEMENT_COUNT + 1, /^lines end in a CR alone; end them with LF or CRLF$/);
+    // CRLF is a line end like LF.
+    assert.equal(read(lines.join('\r\n') + '\r\n').series.steps.length, 2);
+  });
+
   it('a row with too few or too many cells', () => {
     const lines = linesOf();
     const few = [...lines];
