@@ -107,12 +107,22 @@ export async function webhooksCommand(args: string[], input: SettingsInput): Pro
           return 1;
         }
         const secret = newSecret();
-        try {
-          await store.addWebhook({ name: name!, url: url!.href, secret, farms }, now);
-        } catch (err) {
-          if (!(err instanceof WebhookNameTakenError)) throw err;
-          say(`a webhook is already named "${name}"; remove it or choose another name with --name`);
-          return 1;
+        // A name made from the host is made unique (desk.example, desk.example-2, ...): two endpoints of one
+        // receiver are common. A name given with --name is the operator's and is never changed.
+        const given = settings.value('name') !== undefined;
+        for (let k = 1; ; k++) {
+          const tried = k === 1 ? name! : `${name!.slice(0, 60)}-${k}`;
+          try {
+            await store.addWebhook({ name: tried, url: url!.href, secret, farms }, now);
+            name = tried;
+            break;
+          } catch (err) {
+            if (!(err instanceof WebhookNameTakenError)) throw err;
+            if (given || k >= 100) {
+              say(`a webhook is already named "${tried}"; remove it or choose another name with --name`);
+              return 1;
+            }
+          }
         }
         process.stdout.write(secret + '\n');
         process.stderr.write(

@@ -76,6 +76,13 @@ describe('forecastd webhooks', () => {
     assert.equal(taken.code, 1);
     assert.match(taken.stderr, /already named "desk"/);
     assert.equal(taken.stdout, '');
+    // A name made from the host is made unique instead: a second endpoint of one receiver.
+    for (const [path, expected] of [['/one', 'c.example.com'], ['/two', 'c.example.com-2'], ['/three', 'c.example.com-3']] as const) {
+      const r = await hooks(['add', `https://c.example.com${path}`]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, new RegExp(`^added webhook "${expected.replace(/\./g, '\\.')}" for every site`));
+    }
+    for (const name of ['c.example.com', 'c.example.com-2', 'c.example.com-3']) assert.equal((await hooks(['remove', name])).code, 0);
     const badName = await hooks(['add', 'https://b.example.com/', '--name', 'a b']);
     assert.equal(badName.code, 2);
     assert.match(badName.stderr, /webhook name "a b" must be 1-64 of/);
