@@ -49,12 +49,12 @@ export function readFarmsCsv(bytes: Uint8Array): Farm[] {
   let lineNo = 1;
   for (let line = lines.next(); line !== undefined; line = lines.next()) {
     lineNo++;
-    if (line === '') throw fault(lineNo, 1, 'empty line');
+    if (line.trim() === '') throw fault(lineNo, 1, line === '' ? 'empty line' : 'line holds only white space');
     const split = csvCells(line, header.length);
     if ('quoteFault' in split) throw fault(lineNo, split.quoteFault, 'row has unbalanced quotes');
     const { cells, count } = split;
     if (count !== header.length) {
-      throw fault(lineNo, Math.min(count, header.length) + 1, `row has ${count} cells, expected ${header.length}`);
+      throw fault(lineNo, Math.min(count, header.length) + 1, `row has ${count} ${count === 1 ? 'cell' : 'cells'}, expected ${header.length}`);
     }
     const farmId = cells[0]!;
     if (!FARM_ID_PATTERN.test(farmId)) {

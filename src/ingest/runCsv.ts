@@ -78,12 +78,12 @@ function readRow(
 ): number {
   const width = ELEMENT_COUNT + 1;
   const lineNo = r + 2;
-  if (line === '') throw fault(lineNo, 1, 'empty line');
+  if (line.trim() === '') throw fault(lineNo, 1, line === '' ? 'empty line' : 'line holds only white space');
   const split = csvCells(line, width);
   if ('quoteFault' in split) throw fault(lineNo, split.quoteFault, 'row has unbalanced quotes');
   const { cells, count } = split;
   if (count !== width) {
-    throw fault(lineNo, Math.min(count, width) + 1, `row has ${count} cells, expected ${width}`);
+    throw fault(lineNo, Math.min(count, width) + 1, `row has ${count} ${count === 1 ? 'cell' : 'cells'}, expected ${width}`);
   }
   const dt = cells[0]!;
   const ms = parseDateTime(dt);

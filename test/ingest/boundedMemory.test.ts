@@ -88,5 +88,5 @@ test('a farm registry of 16 MiB of one-byte lines is refused at its first row wi
     });
     worker.once('error', (err: Error & { code?: string }) => resolve({ died: err.code ?? err.message }));
   });
-  assert.deepEqual(outcome, { line: 2, column: 2, message: 'row has 1 cells, expected 4' });
+  assert.deepEqual(outcome, { line: 2, column: 2, message: 'row has 1 cell, expected 4' });
 });

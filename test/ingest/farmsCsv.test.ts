@@ -160,6 +160,7 @@ describe('readFarmsCsv rejects', () => {
 
   it('an empty line in the middle', () => {
     expectFault(`${HEADER}\nWF_A,40,95,A\n\nPV_B,36,101,B\n`, 3, 1, /^empty line$/);
+    expectFault(`${HEADER}\nWF_A,40,95,A\n  \n`, 3, 1, /^line holds only white space$/);
   });
 
   it('a row with unbalanced quotes', () => {

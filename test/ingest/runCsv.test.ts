@@ -321,7 +321,12 @@ describe('readRunCsv rejects', () => {
     expectFileFault(text(few), 3, 15, /row has 14 cells, expected 16/);
     const one = [...lines];
     one[4] = at(3);
-    expectFileFault(text(one), 5, 2, /row has 1 cells, expected 16/);
+    expectFileFault(text(one), 5, 2, /row has 1 cell, expected 16/);
+    // A line of spaces, even the last, is a fault that says so (blank trailing lines are no lines).
+    const spaces = [...lines];
+    spaces[4] = '   ';
+    expectFileFault(text(spaces), 5, 1, /^line holds only white space$/);
+    expectFileFault(text(lines) + ' \t\n', lines.length + 1, 1, /^line holds only white space$/);
     const many = [...lines];
     many[3] = many[3]! + ',1';
     expectFileFault(text(many), 4, 17, /row has 17 cells, expected 16/);
