@@ -48,12 +48,23 @@ export function matchesIfNoneMatch(header: string, base: string): boolean {
 }
 
 /**
- * Whether If-Modified-Since (asked only without If-None-Match) holds for something last changed at
- * `publishedAt` (ms): HTTP dates are whole seconds, so the second it was published in counts as not after.
+ * Whether If-Modified-Since holds for something last changed at `modifiedAt` (ms): HTTP dates are whole
+ * seconds, so the second it changed in counts as not after.
  */
-export function unmodifiedSince(header: string, publishedAt: number): boolean {
+function unmodifiedSince(header: string, modifiedAt: number): boolean {
   const since = Date.parse(header);
-  return Number.isFinite(since) && Math.floor(publishedAt / 1000) * 1000 <= since;
+  return Number.isFinite(since) && Math.floor(modifiedAt / 1000) * 1000 <= since;
+}
+
+/**
+ * Whether a request's validators name what would be sent (304): If-None-Match against `tag` when given,
+ * else If-Modified-Since against `modifiedAt` (RFC 9110, section 13.2.2). A forecast answer and an archive alike.
+ */
+export function notModified(headers: { readonly 'if-none-match'?: string; readonly 'if-modified-since'?: string }, tag: string, modifiedAt: number): boolean {
+  const inm = headers['if-none-match'];
+  if (inm !== undefined) return matchesIfNoneMatch(inm, tag);
+  const ims = headers['if-modified-since'];
+  return ims !== undefined && unmodifiedSince(ims, modifiedAt);
 }
 
 /** Clients send a handful of distinct Accept-Encoding values, on every request: each is read once. */

@@ -29,7 +29,7 @@ import { prefersCsv } from './accept.js';
 import type { EntryCopies } from './archiveBody.js';
 import { BodyCache, codingOf, type BodyCacheKey, type BodyCopyMeta, type CachedBody } from './bodyCache.js';
 import { BodyKey } from './bodyKey.js';
-import { chooseCoding, entityTag, matchesIfNoneMatch, tagBase, unmodifiedSince, type Coding } from './conditional.js';
+import { chooseCoding, entityTag, notModified, tagBase, type Coding } from './conditional.js';
 import { DEFAULT_CACHE, DEFAULT_RUN_MAX_AGE_S, type AppContext, type CacheSettings } from './context.js';
 import { JSON_TYPE } from './envelope.js';
 import { decimalHeader } from './headerNumber.js';
@@ -116,13 +116,6 @@ function remembered(p: Prepared, body: CachedBody): Prepared {
     stamp: p.stamp,
     used: false,
   };
-}
-
-function notModified(req: IncomingMessage, p: Prepared): boolean {
-  const inm = req.headers['if-none-match'];
-  if (inm !== undefined) return matchesIfNoneMatch(inm, p.tag);
-  const ims = req.headers['if-modified-since'];
-  return ims !== undefined && unmodifiedSince(ims, p.modifiedAt);
 }
 
 export class ForecastService {
@@ -303,7 +296,7 @@ export class ForecastService {
     const vary = res.hasHeader('access-control-allow-origin') ? VARY_ORIGIN : VARY;
     // What the door adds for this caller (its rate limit) follows the answer's own headers.
     const more = answerHeadersOf(req);
-    if (notModified(req, p)) {
+    if (notModified(req.headers, p.tag, p.modifiedAt)) {
       // The tag names the coding; the compressed bytes themselves are not needed for a 304.
       sendAtTurnEnd(res, 304, this.validatorHeaders(p, codingOf(entry, wanted), vary, keyed), more, undefined, entry.release);
       return;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync, gzipSync } from 'node:zlib';
 import { prefersCsv } from '../../src/http/accept.js';
-import { chooseCoding, CODING_TAGS, compress, entityTag, LARGE_BODY_BYTES, matchesIfNoneMatch } from '../../src/http/conditional.js';
+import { chooseCoding, CODING_TAGS, compress, entityTag, LARGE_BODY_BYTES, matchesIfNoneMatch, notModified } from '../../src/http/conditional.js';
 
 test('chooseCoding: br before gzip, q-values, x-gzip, the wildcard, and the same answer when asked again', () => {
   const cases: [string | undefined, string][] = [
@@ -80,6 +80,18 @@ test('entityTag: one tag per coding, the compressed ones marked with the compres
   assert.equal(entityTag('3-1fa', 'identity'), '"3-1fa"');
   assert.equal(entityTag('3-1fa', 'gzip'), '"3-1fa-gz2"');
   assert.equal(entityTag('3-1fa', 'br'), '"3-1fa-br2"');
+});
+
+test('notModified: If-None-Match when given (If-Modified-Since then ignored), else If-Modified-Since to the second', () => {
+  const at = Date.parse('Sun, 29 Nov 2026 01:00:00 GMT') + 700;
+  const date = 'Sun, 29 Nov 2026 01:00:00 GMT';
+  const tag = 'r1-abc';
+  assert.equal(notModified({ 'if-modified-since': date }, tag, at), true, 'the second it changed in is not after');
+  assert.equal(notModified({ 'if-modified-since': 'Sun, 29 Nov 2026 00:59:59 GMT' }, tag, at), false);
+  assert.equal(notModified({ 'if-modified-since': 'not a date' }, tag, at), false);
+  assert.equal(notModified({ 'if-none-match': '"other"', 'if-modified-since': date }, tag, at), false, 'a tag given decides');
+  assert.equal(notModified({ 'if-none-match': entityTag(tag, 'identity') }, tag, at + 10_000), true);
+  assert.equal(notModified({}, tag, at), false);
 });
 
 test('matchesIfNoneMatch: any coding of the resource, earlier compression settings included, and nothing else', () => {

@@ -6,7 +6,7 @@ import { scopeOfRequest } from '../../access/principal.js';
 import { planArchive, type ArchivePlan } from '../../query/archivePlan.js';
 import type { Scope } from '../../query/scope.js';
 import { archiveParts, sendArchive, startingWith } from '../archiveBody.js';
-import { matchesIfNoneMatch, unmodifiedSince } from '../conditional.js';
+import { notModified } from '../conditional.js';
 import type { AppContext } from '../context.js';
 import type { ForecastService } from '../forecastService.js';
 import { headerList } from '../headerList.js';
@@ -50,10 +50,7 @@ export function archiveRoute(app: FastifyInstance, ctx: AppContext, forecasts: F
         .header('forecast-issue', plan.issue)
         // A late site or a replaced run changes the archive of the same run: clients revalidate, cheaply.
         .header('cache-control', 'private, no-cache');
-      // As for a forecast answer: If-None-Match when given, else If-Modified-Since.
-      const inm = req.headers['if-none-match'];
-      const ims = req.headers['if-modified-since'];
-      if (inm !== undefined ? matchesIfNoneMatch(inm, tag) : ims !== undefined && unmodifiedSince(ims, plan.publishedAt)) return reply.code(304).send();
+      if (notModified(req.headers, tag, plan.publishedAt)) return reply.code(304).send();
       reply.type('application/zip').header('content-disposition', `attachment; filename="forecast_${plan.issue}.zip"`);
       if (req.method === 'HEAD') {
         // The head a GET would send, streamed (no length known ahead), not a Content-Length of 0.
