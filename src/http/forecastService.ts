@@ -70,7 +70,8 @@ interface Prepared {
   readonly lastModified: string;
   /** When what the answer shows last changed (Last-Modified, to the second): see answerPlan. */
   readonly modifiedAt: number;
-  readonly cacheControl: string;
+  /** Cache-Control of its kind (latest run or named run), for anyone and for a key. */
+  readonly caching: Caching;
   readonly contentType: string;
   readonly disposition: string | undefined;
   /** The run served: its issue, for Forecast-Issue. */
@@ -88,6 +89,16 @@ interface Prepared {
   /** Replayed since the memo last passed it (the memo is read with peek: no relinking per replay). */
   used?: boolean;
 }
+
+/**
+ * Cache-Control for a max-age. An answer given for a key is private: a shared cache (a proxy, a CDN) would hand
+ * it to callers with another key or none, while each key sees only its own sites (INTERFACE.md section 10).
+ */
+interface Caching {
+  readonly forAnyone: string;
+  readonly forKey: string;
+}
+const caching = (maxAgeS: number): Caching => ({ forAnyone: `public, max-age=${maxAgeS}`, forKey: `private, max-age=${maxAgeS}` });
 
 /** HTTP dates (whole seconds) of recent publication seconds: the runs of one delivery share a few hundred. */
 const httpDateOfSecond = keepRecent(512, (second: number) => new Date(second * 1000).toUTCString());
@@ -108,7 +119,7 @@ function remembered(p: Prepared, body: CachedBody): Prepared {
     tag: p.tag,
     lastModified: p.lastModified,
     modifiedAt: p.modifiedAt,
-    cacheControl: p.cacheControl,
+    caching: p.caching,
     contentType: p.contentType,
     disposition: p.disposition,
     issue: p.issue,
@@ -123,15 +134,9 @@ export class ForecastService {
   readonly bodies: BodyCache;
   /** Remembered answers by raw URL (with the caller's scope and Accept's CSV preference, see memoKey). */
   private readonly memo: SizedLru<string, Prepared>;
-  /**
-   * Cache-Control of an answer about the latest run and of one that names its run, public and for a key. An
-   * answer given for a key is private: a shared cache (a proxy, a CDN) would hand it to callers with another
-   * key or none, while each key sees only its own sites (INTERFACE.md section 10).
-   */
-  private readonly latestCacheControl: string;
-  private readonly latestCacheControlPrivate: string;
-  private readonly runCacheControl: string;
-  private readonly runCacheControlPrivate: string;
+  /** Cache-Control of an answer about the latest run, and of one that names its run. */
+  private readonly latestCaching: Caching;
+  private readonly runCaching: Caching;
   /** Forecast requests answered by a remembered answer (hits) and planned (misses); read by the metrics. */
   readonly replays = { hits: 0, misses: 0 };
   /** A bulk download's entries, found and kept as the rendered answers of the single downloads they equal. */
@@ -154,11 +159,8 @@ export class ForecastService {
       run: (farmId, issue, revision, into) => this.reads.heldRun(farmId, issue, revision, into),
       pool: bodies.pool,
     };
-    this.latestCacheControl = `public, max-age=${settings.latestMaxAgeS}`;
-    this.latestCacheControlPrivate = `private, max-age=${settings.latestMaxAgeS}`;
-    const runMaxAgeS = settings.runMaxAgeS ?? DEFAULT_RUN_MAX_AGE_S;
-    this.runCacheControl = `public, max-age=${runMaxAgeS}`;
-    this.runCacheControlPrivate = `private, max-age=${runMaxAgeS}`;
+    this.latestCaching = caching(settings.latestMaxAgeS);
+    this.runCaching = caching(settings.runMaxAgeS ?? DEFAULT_RUN_MAX_AGE_S);
   }
 
   /**
@@ -263,7 +265,7 @@ export class ForecastService {
       tag: tagBase(run.revision, key.hash),
       lastModified: httpDateOfSecond(Math.floor(modifiedAt / 1000)),
       modifiedAt,
-      cacheControl: q.issue === undefined ? this.latestCacheControl : this.runCacheControl,
+      caching: q.issue === undefined ? this.latestCaching : this.runCaching,
       contentType: csv ? CSV_TYPE : JSON_TYPE,
       disposition: csv ? `attachment; filename="${csvFileName(plan.farm.farmId, run.issue)}"` : undefined,
       issue: run.issue,
@@ -318,12 +320,10 @@ export class ForecastService {
   }
 
   private validatorHeaders(p: Prepared, coding: Coding, vary: string, keyed: boolean): string[] {
-    // A prepared answer holds the public Cache-Control of its kind (the two are alike when their ages are).
-    const privately = p.cacheControl === this.runCacheControl ? this.runCacheControlPrivate : this.latestCacheControlPrivate;
     return [
       'etag', entityTag(p.tag, coding),
       'last-modified', p.lastModified,
-      'cache-control', keyed ? privately : p.cacheControl,
+      'cache-control', keyed ? p.caching.forKey : p.caching.forAnyone,
       'vary', vary,
       'forecast-issue', p.issue,
       'x-content-type-options', 'nosniff',
