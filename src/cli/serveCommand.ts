@@ -25,7 +25,6 @@ const REDACT = { paths: ['req.headers.authorization', 'req.headers["x-api-key"]'
 
 const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || host.startsWith('127.');
 
-/** Why the port could not be taken, in words an operator acts on; Node's own text for anything else. */
 /**
  * The address announced: the host as given (section 8: `listening on http://HOST:PORT`), not the framework's
  * pick among the addresses it listens on (127.0.0.1 for 0.0.0.0), with the port taken (--port 0).
@@ -34,6 +33,7 @@ export function listeningUrl(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
+/** Why the port could not be taken, in words an operator acts on; Node's own text for anything else. */
 export function listenFault(err: unknown, host: string, port: number): string {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   const where = `${host}:${port}`;

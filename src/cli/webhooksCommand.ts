@@ -190,10 +190,9 @@ export async function webhooksCommand(args: string[], input: SettingsInput): Pro
         let by = 'a running server';
         if (!handled(after)) {
           by = 'this command';
-          const deliverer = new Deliverer(store, {
-            allowPrivate: settings.value('webhook-allow-private'),
-            log: { info: () => undefined, warn: (_f, msg) => say(msg.replace(/^webhooks: /, '')), error: (_f, msg) => say(msg.replace(/^webhooks: /, '')) },
-          });
+          // The deliverer's own lines start "webhooks: ", which say() already does.
+          const tell = (_fields: object, msg: string): void => void say(msg.replace(/^webhooks: /, ''));
+          const deliverer = new Deliverer(store, { allowPrivate: settings.value('webhook-allow-private'), log: { info: () => undefined, warn: tell, error: tell } });
           await deliverer.deliverDue();
           after = await state();
         }
